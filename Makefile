@@ -1,0 +1,46 @@
+# The README's two commands are `make run` and `make test`; the rest serve them.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: run test lint types contracts pytest bench soak clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall when the project metadata changes.
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/idea serve "$(CURDIR)"
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check idea tests bench
+	$(VENV)/bin/ruff format --check idea tests bench
+
+types: $(STAMP)
+	$(VENV)/bin/mypy
+
+contracts: $(STAMP)
+	$(VENV)/bin/lint-imports
+
+pytest: $(STAMP)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test: lint types contracts pytest
+
+bench: $(STAMP)
+	$(PY) bench/store_crash_soak.py
+
+soak: bench
+
+clean:
+	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Composition root: wires one ProjectRuntime per open project."""

@@ -1,0 +1,1 @@
+"""The ``idea mcp-server`` relay: stdlib, msgpack and idea.protocol only."""

@@ -1,0 +1,1 @@
+"""Pure model and rules of IdeA: stdlib only, no I/O, no clocks, no threads."""

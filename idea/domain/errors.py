@@ -1,0 +1,105 @@
+"""The one error tree of IdeA; every error carries a stable ``code``.
+
+    IdeaError                      code
+    ├── NotFound                   NOT_FOUND
+    ├── Invalid                    INVALID
+    ├── MissingField               MISSING_FIELD   (field)
+    ├── AgentAlreadyRunning        AGENT_ALREADY_RUNNING   (agent_id, node_id)
+    ├── IdeaTimeout                TIMEOUT
+    ├── Forbidden                  FORBIDDEN
+    ├── Conflict                   CONFLICT
+    ├── CorruptFile                CORRUPT_FILE    (path, quarantined_to)
+    └── Internal                   INTERNAL
+
+Codes are a contract (UI, MCP tool results, file-door responses): a code is never reused for
+another meaning. Adapters translate third-party errors into this tree at the edge.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class IdeaError(Exception):
+    """Base of every error IdeA reports to a user, an agent or a script."""
+
+    code: ClassVar[str] = "INTERNAL"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def details(self) -> dict[str, str]:
+        """Structured fields a client may act on (beside code and message)."""
+        return {}
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message, **self.details()}
+
+
+class NotFound(IdeaError):
+    code = "NOT_FOUND"
+
+
+class Invalid(IdeaError):
+    code = "INVALID"
+
+
+class MissingField(IdeaError):
+    code = "MISSING_FIELD"
+
+    def __init__(self, field: str, message: str | None = None) -> None:
+        super().__init__(message or f"missing required field '{field}'")
+        self.field = field
+
+    def details(self) -> dict[str, str]:
+        return {"field": self.field}
+
+
+class AgentAlreadyRunning(IdeaError):
+    code = "AGENT_ALREADY_RUNNING"
+
+    def __init__(self, agent_id: str, node_id: str | None, message: str | None = None) -> None:
+        where = f"in cell {node_id}" if node_id else "in the background"
+        super().__init__(message or f"agent {agent_id} is already running {where}")
+        self.agent_id = agent_id
+        self.node_id = node_id
+
+    def details(self) -> dict[str, str]:
+        out = {"agent_id": self.agent_id}
+        if self.node_id is not None:
+            out["node_id"] = self.node_id
+        return out
+
+
+class IdeaTimeout(IdeaError):
+    """A bounded wait ran out; whatever was waited on is left alive."""
+
+    code = "TIMEOUT"
+
+
+class Forbidden(IdeaError):
+    code = "FORBIDDEN"
+
+
+class Conflict(IdeaError):
+    code = "CONFLICT"
+
+
+class CorruptFile(IdeaError):
+    """A state file did not parse; it was moved aside, never overwritten."""
+
+    code = "CORRUPT_FILE"
+
+    def __init__(self, path: str, quarantined_to: str, reason: str) -> None:
+        super().__init__(f"{path} could not be read ({reason}); moved aside to {quarantined_to}")
+        self.path = path
+        self.quarantined_to = quarantined_to
+        self.reason = reason
+
+    def details(self) -> dict[str, str]:
+        return {"path": self.path, "quarantined_to": self.quarantined_to}
+
+
+class Internal(IdeaError):
+    code = "INTERNAL"

@@ -1,0 +1,1 @@
+"""Adapters: stores, processes, PTYs, CLI sessions, listeners, the file door."""

@@ -1,5 +1,184 @@
-"""Command-line router (placeholder, replaced below)."""
+"""The ``idea`` command line: an argv router (DESIGN.md §3).
+
+Everything heavy is imported inside the command that needs it, so that light commands (and later
+the ``mcp-server`` bridge) start fast. Bad input: one line on stderr naming the problem, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
 
 
-def main() -> int:
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One line, not argparse's usage block: scripts and agents read stderr.
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from idea import __version__
+
+    parser = _Parser(prog="idea", description="Run several AI coding agents on one project.")
+    parser.add_argument("--version", action="version", version=f"idea {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    init = sub.add_parser("init", help="make a folder an IdeA project (creates .ideai/)")
+    init.add_argument("dir", nargs="?", default=".", help="project folder (default: here)")
+
+    serve = sub.add_parser("serve", help="run a project headless until SIGINT/SIGTERM")
+    serve.add_argument("path", help="project folder")
+    serve.add_argument("--port", type=int, default=0, help="UI server port (default: random)")
+
+    agent = sub.add_parser("agent", help="manage the project's agents")
+    agent.add_argument(
+        "--project", default=".", help="project folder or a folder inside it (default: here)"
+    )
+    agent_sub = agent.add_subparsers(dest="agent_command", metavar="ACTION", parser_class=_Parser)
+    new = agent_sub.add_parser("new", help="create an agent")
+    new.add_argument("name", help="agent name: a-z, 0-9, '-', '_' (1-64 chars)")
+    new.add_argument("--profile", required=True, help="claude, codex, gemini, shell or a project's")
+    new.add_argument("--context-file", help="file holding the agent's context (- = stdin)")
+    new.add_argument("--description", help="one line saying what the agent is for")
+    new.add_argument("--mode", choices=("terminal", "structured"), help="default: the profile's")
+    lst = agent_sub.add_parser("list", help="list the agents")
+    lst.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    from idea.domain.errors import IdeaError, Internal
+
+    try:
+        args = _parser().parse_args(args_list)
+        if args.command is None:
+            raise _UsageError("idea: a command is required (try 'idea --help')")
+        if args.command == "init":
+            return _init(Path(args.dir))
+        if args.command == "serve":
+            return _serve(Path(args.path))
+        if args.command == "agent":
+            if args.agent_command is None:
+                raise _UsageError("idea agent: an action is required: new or list")
+            project = _require_project(Path(args.project))
+            if args.agent_command == "new":
+                return _agent_new(project, args)
+            return _agent_list(project, as_json=args.json)
+        raise _UsageError(f"idea: unknown command {args.command!r}")
+    except _UsageError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_USAGE
+    except IdeaError as exc:
+        print(f"idea: {exc.code}: {exc.message}", file=sys.stderr)
+        internal = isinstance(exc, Internal) or exc.code in ("INTERNAL", "CORRUPT_FILE")
+        return EXIT_FAILURE if internal else EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+def _require_project(start: Path) -> Path:
+    from idea.app.bootstrap import find_project_root
+
+    if not start.is_dir():
+        raise _UsageError(f"idea: {start} is not a folder")
+    root = find_project_root(start)
+    if root is None:
+        raise _UsageError(f"idea: no IdeA project in {start.resolve()} or above (run 'idea init')")
+    return root
+
+
+def _init(folder: Path) -> int:
+    from idea.app.bootstrap import project_services
+
+    if folder.exists() and not folder.is_dir():
+        raise _UsageError(f"idea init: {folder} exists and is not a folder")
+    existed = (folder / ".ideai" / "project.json").is_file()
+    folder.mkdir(parents=True, exist_ok=True)
+    services = project_services(folder)
+    verb = "Already an IdeA project" if existed else "Initialised IdeA project"
+    print(f"{verb}: {services.info.name} ({services.info.id}) in {services.paths.ideai}")
     return 0
+
+
+def _agent_new(project: Path, args: argparse.Namespace) -> int:
+    from idea.app.bootstrap import project_services
+    from idea.application.create_agent import NewAgent, create_agent
+    from idea.domain.profile import Mode
+
+    context = ""
+    if args.context_file == "-":
+        context = sys.stdin.read()
+    elif args.context_file:
+        path = Path(args.context_file)
+        try:
+            context = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _UsageError(f"idea agent new: cannot read --context-file {path}: {exc}") from exc
+    services = project_services(project)
+    agent = create_agent(
+        services.agents,
+        services.profiles,
+        services.ids,
+        NewAgent(
+            name=args.name,
+            profile=args.profile,
+            context=context,
+            description=args.description,
+            mode=Mode(args.mode) if args.mode else None,
+        ),
+    )
+    print(f"Created agent {agent.name} ({agent.id}) with profile {agent.profile}")
+    return 0
+
+
+def _agent_list(project: Path, *, as_json: bool) -> int:
+    from idea.app.bootstrap import project_services
+
+    services = project_services(project)
+    agents = services.agents.all()
+    profiles = services.profiles.all()
+    rows = []
+    for agent in agents:
+        profile = profiles.get(agent.profile)
+        mode = agent.mode or (profile.default_mode if profile else None)
+        rows.append(
+            {
+                "id": agent.id,
+                "name": agent.name,
+                "profile": agent.profile,
+                "mode": mode.value if mode else None,
+                "description": agent.description,
+            }
+        )
+    for problem in services.problems:
+        print(f"idea: warning: {problem.message}", file=sys.stderr)
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    else:
+        for row in rows:
+            print(f"{row['name']:<24} {row['profile']:<10} {row['mode'] or '?':<11} {row['id']}")
+    return 0
+
+
+def _serve(path: Path) -> int:
+    from idea.app.headless import serve_until_signalled
+
+    if not path.is_dir():
+        raise _UsageError(f"idea serve: {path} is not a folder")
+    return serve_until_signalled(
+        path,
+        out=lambda line: print(line, flush=True),
+        err=lambda line: print(line, file=sys.stderr, flush=True),
+    )

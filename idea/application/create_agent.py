@@ -1,0 +1,45 @@
+"""CreateAgent: a new agent file with a fresh id, for a profile that exists and a free name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from idea.application.ports import AgentStore, IdGenerator, ProfileStore
+from idea.domain.agent import Agent
+from idea.domain.errors import Conflict, Invalid
+from idea.domain.names import validate_slug
+from idea.domain.profile import Mode
+
+
+@dataclass(frozen=True, slots=True)
+class NewAgent:
+    name: str
+    profile: str
+    context: str = ""
+    description: str | None = None
+    mode: Mode | None = None
+    model: str | None = None
+
+
+def create_agent(
+    agents: AgentStore, profiles: ProfileStore, ids: IdGenerator, new: NewAgent
+) -> Agent:
+    """Raises ``Invalid`` (bad name, or a mode the profile cannot run), ``NotFound`` (profile),
+    ``Conflict`` (name taken)."""
+    validate_slug(new.name, "agent name")
+    profile = profiles.get(new.profile)
+    if new.mode is not None and not profile.supports(new.mode):
+        raise Invalid(f"profile '{profile.name}' cannot run in {new.mode.value} mode")
+    if agents.exists(new.name):
+        raise Conflict(f"an agent named '{new.name}' already exists")
+    agent = Agent(
+        id=ids.new_id(),
+        name=new.name,
+        profile=profile.name,
+        mode=new.mode,
+        model=new.model,
+        description=new.description,
+        context=new.context,
+    )
+    agents.save(agent)
+    return agent

@@ -1,0 +1,133 @@
+"""Ports: what the use cases need from the outside world, as small ``typing.Protocol``s.
+
+Adapters live in ``idea.infrastructure``; fakes in ``tests/fakes``. Every method documents the
+``IdeaError`` subclasses it raises; anything else escaping an adapter is a bug.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from idea.domain.agent import Agent
+from idea.domain.errors import CorruptFile
+from idea.domain.knowledge import MemoryNote, Skill
+from idea.domain.layout import Layouts
+from idea.domain.live_state import LiveState
+from idea.domain.profile import Profile
+from idea.domain.project import ProjectInfo
+
+
+class Clock(Protocol):
+    def now_ms(self) -> int:
+        """Wall-clock milliseconds since the epoch (timestamps written to disk)."""
+        ...
+
+    def monotonic(self) -> float:
+        """Seconds from an arbitrary origin, for durations and deadlines."""
+        ...
+
+
+class IdGenerator(Protocol):
+    def new_id(self) -> str:
+        """A fresh unique id (uuid4 text in production)."""
+        ...
+
+
+CorruptionReporter = Callable[[CorruptFile], None]
+"""Told about every file moved aside because it did not parse (the UI surfaces them)."""
+
+
+class ProjectStore(Protocol):
+    def open_or_create(self, name: str) -> ProjectInfo:
+        """Read ``project.json``, creating ``.ideai/`` with a fresh id on first open.
+
+        Raises ``CorruptFile`` (moved aside) or ``Internal`` (I/O).
+        """
+        ...
+
+
+class AgentStore(Protocol):
+    def all(self) -> list[Agent]:
+        """Every agent, by name; unreadable files are moved aside and reported, not raised."""
+        ...
+
+    def get(self, name: str) -> Agent:
+        """Raises ``NotFound``, ``Invalid`` (bad name), ``CorruptFile``."""
+        ...
+
+    def get_by_id(self, agent_id: str) -> Agent:
+        """Raises ``NotFound``."""
+        ...
+
+    def exists(self, name: str) -> bool: ...
+
+    def save(self, agent: Agent) -> None:
+        """Create or replace ``<name>.md`` atomically. Raises ``Conflict`` if another agent
+        already has that name, ``Internal`` (I/O)."""
+        ...
+
+    def rename(self, old_name: str, new_name: str) -> Agent:
+        """Raises ``NotFound``, ``Conflict`` (new name taken), ``Invalid``."""
+        ...
+
+    def delete(self, name: str) -> None:
+        """Raises ``NotFound``."""
+        ...
+
+
+class ProfileStore(Protocol):
+    def all(self) -> dict[str, Profile]:
+        """Built-ins, overridden or extended by ``profiles.json``.
+
+        Raises ``CorruptFile``, ``Invalid``.
+        """
+        ...
+
+    def get(self, name: str) -> Profile:
+        """Raises ``NotFound`` (listing the known profiles)."""
+        ...
+
+
+class LayoutStore(Protocol):
+    def load(self) -> Layouts:
+        """The saved layouts, or the default one. Raises ``CorruptFile`` (moved aside)."""
+        ...
+
+    def save(self, layouts: Layouts) -> None: ...
+
+
+class LiveStateStore(Protocol):
+    def load(self) -> LiveState:
+        """Raises ``CorruptFile`` (moved aside)."""
+        ...
+
+    def update(self, change: Callable[[LiveState], LiveState]) -> LiveState:
+        """Read, change and write back as one step (no lost update within the process)."""
+        ...
+
+
+class SkillStore(Protocol):
+    def all(self) -> list[Skill]: ...
+
+    def get(self, name: str) -> Skill:
+        """Raises ``NotFound``."""
+        ...
+
+    def save(self, skill: Skill) -> None: ...
+
+
+class MemoryStore(Protocol):
+    def all(self) -> list[MemoryNote]: ...
+
+    def get(self, slug: str) -> MemoryNote:
+        """Raises ``NotFound``."""
+        ...
+
+    def save(self, note: MemoryNote) -> None:
+        """Write the note, then ``INDEX.md`` so the index always lists every note."""
+        ...
+
+    def delete(self, slug: str) -> None:
+        """Raises ``NotFound``; rewrites ``INDEX.md``."""
+        ...

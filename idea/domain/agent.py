@@ -1,0 +1,97 @@
+"""Agents: singletons defined by ``.ideai/agents/<name>.md`` (front matter + context body).
+
+``Agent.from_markdown(name, text)`` and ``to_markdown()`` round-trip: known fields, unknown front
+matter keys (kept in ``extra``) and the body, byte for byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from idea.domain import frontmatter
+from idea.domain.errors import Invalid
+from idea.domain.frontmatter import FrontMatter
+from idea.domain.names import validate_slug
+from idea.domain.profile import Mode
+
+_KNOWN = ("id", "name", "profile", "mode", "model", "description")
+
+
+@dataclass(frozen=True, slots=True)
+class Agent:
+    id: str
+    name: str
+    profile: str
+    mode: Mode | None = None
+    model: str | None = None
+    description: str | None = None
+    context: str = ""
+    extra: FrontMatter = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        validate_slug(self.name, "agent name")
+        validate_slug(self.profile, "profile")
+        if not self.id:
+            raise Invalid("agent id must not be empty")
+
+    def renamed(self, name: str) -> Agent:
+        return replace(self, name=name)
+
+    def with_context(self, context: str) -> Agent:
+        return replace(self, context=context)
+
+    def front_matter(self) -> FrontMatter:
+        front: FrontMatter = {"id": self.id, "name": self.name, "profile": self.profile}
+        if self.mode is not None:
+            front["mode"] = self.mode.value
+        if self.model is not None:
+            front["model"] = self.model
+        if self.description is not None:
+            front["description"] = self.description
+        front.update(self.extra)
+        return front
+
+    def to_markdown(self) -> str:
+        return frontmatter.render(self.front_matter(), self.context)
+
+    @staticmethod
+    def from_markdown(name: str, text: str, new_id: str | None = None) -> Agent:
+        """Parse an agent file; ``name`` (the file stem) wins over the front matter's ``name``.
+
+        ``new_id`` is used when the file has no ``id`` (a hand-written agent).
+        Raises ``Invalid`` naming the field that is wrong or missing.
+        """
+        doc = frontmatter.parse(text)
+        front = doc.front
+        agent_id = _scalar(front, "id") or new_id
+        if not agent_id:
+            raise Invalid(f"agent {name}: front matter field 'id' is missing")
+        profile = _scalar(front, "profile")
+        if not profile:
+            raise Invalid(f"agent {name}: front matter field 'profile' is missing")
+        mode_text = _scalar(front, "mode")
+        try:
+            mode = Mode(mode_text) if mode_text else None
+        except ValueError:
+            raise Invalid(
+                f"agent {name}: field 'mode' must be terminal or structured, not {mode_text!r}"
+            ) from None
+        return Agent(
+            id=agent_id,
+            name=name,
+            profile=profile,
+            mode=mode,
+            model=_scalar(front, "model"),
+            description=_scalar(front, "description"),
+            context=doc.body,
+            extra={k: v for k, v in front.items() if k not in _KNOWN},
+        )
+
+
+def _scalar(front: FrontMatter, key: str) -> str | None:
+    value = front.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise Invalid(f"front matter field '{key}' must be a single value")
+    return value

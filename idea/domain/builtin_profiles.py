@@ -1,0 +1,39 @@
+"""The profiles IdeA knows without any configuration: claude, codex, gemini and shell."""
+
+from __future__ import annotations
+
+from idea.domain.profile import AdapterKind, McpConfigFile, McpFlag, Profile
+
+
+def builtin_profiles(user_shell: str) -> dict[str, Profile]:
+    """Built-ins; ``user_shell`` is the user's shell (``powershell`` on Windows)."""
+    return {
+        "claude": Profile(
+            name="claude",
+            command=("claude",),
+            structured=AdapterKind.CLAUDE,
+            mcp=McpFlag("--mcp-config"),
+            description="Claude Code",
+        ),
+        "codex": Profile(
+            name="codex",
+            command=("codex",),
+            structured=AdapterKind.CODEX,
+            # Codex takes its MCP servers as config overrides (`-c mcp_servers.idea.*`).
+            mcp=McpFlag("-c"),
+            description="OpenAI Codex CLI",
+        ),
+        "gemini": Profile(
+            name="gemini",
+            command=("gemini",),
+            structured=AdapterKind.GEMINI,
+            mcp=McpConfigFile(".gemini/settings.json"),
+            context_file="GEMINI.md",
+            description="Gemini CLI",
+        ),
+        "shell": Profile(
+            name="shell",
+            command=(user_shell,),
+            description="A plain shell",
+        ),
+    }

@@ -1,0 +1,202 @@
+"""Domain events: facts the application publishes after something happened, pushed to the UI.
+
+Invariant: an event is an immutable, small record (ids, names, counts; never a whole reply or a
+file's content) and ``to_json()`` gives a JSON object whose ``"type"`` is the class name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, TypeAlias
+
+from idea.domain.commands import Source
+from idea.domain.errors import Invalid
+from idea.domain.json_types import JsonObject
+from idea.domain.live_state import Status, parse_status
+from idea.domain.profile import Mode
+
+PREVIEW_MAX_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class AgentLaunched:
+    agent_id: str
+    agent_name: str
+    mode: Mode
+    node_id: str | None = None  # None = background session, no cell
+    conversation_id: str | None = None
+
+    def to_json(self) -> JsonObject:
+        return {
+            "type": "AgentLaunched",
+            "agent_id": self.agent_id,
+            "agent_name": self.agent_name,
+            "mode": self.mode.value,
+            "node_id": self.node_id,
+            "conversation_id": self.conversation_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStopped:
+    agent_id: str
+    agent_name: str
+    reason: str
+
+    def to_json(self) -> JsonObject:
+        return {
+            "type": "AgentStopped",
+            "agent_id": self.agent_id,
+            "agent_name": self.agent_name,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AgentReplied:
+    """An ask was answered. Carries the reply's size and a preview, not the reply itself."""
+
+    PREVIEW_MAX: ClassVar[int] = PREVIEW_MAX_CHARS
+
+    agent_id: str
+    agent_name: str
+    requester_id: str | None
+    reply_chars: int
+    preview: str
+
+    def __post_init__(self) -> None:
+        if self.reply_chars < 0:
+            raise Invalid(f"reply_chars must be >= 0, got {self.reply_chars}")
+        if len(self.preview) > PREVIEW_MAX_CHARS:
+            raise Invalid(f"preview must be at most {PREVIEW_MAX_CHARS} characters")
+
+    @classmethod
+    def of_reply(
+        cls, agent_id: str, agent_name: str, requester_id: str | None, reply: str
+    ) -> AgentReplied:
+        """Build the event from a full reply, truncating the preview with an ellipsis."""
+        preview = reply
+        if len(reply) > PREVIEW_MAX_CHARS:
+            preview = reply[: PREVIEW_MAX_CHARS - 1] + "…"
+        return cls(agent_id, agent_name, requester_id, len(reply), preview)
+
+    def to_json(self) -> JsonObject:
+        return {
+            "type": "AgentReplied",
+            "agent_id": self.agent_id,
+            "agent_name": self.agent_name,
+            "requester_id": self.requester_id,
+            "reply_chars": self.reply_chars,
+            "preview": self.preview,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class OrchestratorRequestProcessed:
+    """Published for EVERY processed command, whatever the door and the outcome."""
+
+    source: Source
+    requester_id: str | None
+    action: str
+    target: str | None
+    ok: bool
+    duration_ms: int
+    code: str | None = None  # the IdeaError code when not ok
+
+    def __post_init__(self) -> None:
+        # ok and code must tell the same story, or the delegation log lies.
+        if self.ok == (self.code is not None):
+            raise Invalid("code must be set exactly when ok is false")
+        if self.duration_ms < 0:
+            raise Invalid(f"duration_ms must be >= 0, got {self.duration_ms}")
+
+    def to_json(self) -> JsonObject:
+        return {
+            "type": "OrchestratorRequestProcessed",
+            "source": self.source.value,
+            "requester_id": self.requester_id,
+            "action": self.action,
+            "target": self.target,
+            "ok": self.ok,
+            "duration_ms": self.duration_ms,
+            "code": self.code,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LiveStateChanged:
+    agent_id: str
+    status: Status
+
+    def __post_init__(self) -> None:
+        parse_status(self.status, "status")
+
+    def to_json(self) -> JsonObject:
+        return {"type": "LiveStateChanged", "agent_id": self.agent_id, "status": self.status.value}
+
+
+@dataclass(frozen=True, slots=True)
+class AgentTurnFinished:
+    agent_id: str
+    ok: bool
+
+    def to_json(self) -> JsonObject:
+        return {"type": "AgentTurnFinished", "agent_id": self.agent_id, "ok": self.ok}
+
+
+@dataclass(frozen=True, slots=True)
+class AgentsChanged:
+    """The set of agent definitions changed; the UI reloads the list."""
+
+    def to_json(self) -> JsonObject:
+        return {"type": "AgentsChanged"}
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutChanged:
+    """The layouts changed; the UI reloads them."""
+
+    def to_json(self) -> JsonObject:
+        return {"type": "LayoutChanged"}
+
+
+@dataclass(frozen=True, slots=True)
+class StoreFileQuarantined:
+    """A state file did not parse and was moved aside (never overwritten)."""
+
+    path: str
+    quarantined_to: str
+    reason: str
+
+    def to_json(self) -> JsonObject:
+        return {
+            "type": "StoreFileQuarantined",
+            "path": self.path,
+            "quarantined_to": self.quarantined_to,
+            "reason": self.reason,
+        }
+
+
+DomainEvent: TypeAlias = (
+    AgentLaunched
+    | AgentStopped
+    | AgentReplied
+    | OrchestratorRequestProcessed
+    | LiveStateChanged
+    | AgentTurnFinished
+    | AgentsChanged
+    | LayoutChanged
+    | StoreFileQuarantined
+)
+
+EVENT_TYPES: tuple[type[DomainEvent], ...] = (
+    AgentLaunched,
+    AgentStopped,
+    AgentReplied,
+    OrchestratorRequestProcessed,
+    LiveStateChanged,
+    AgentTurnFinished,
+    AgentsChanged,
+    LayoutChanged,
+    StoreFileQuarantined,
+)

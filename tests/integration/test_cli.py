@@ -1,0 +1,156 @@
+"""The scripting CLI as a user runs it: a real process, real files, exit codes and stderr."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from idea.domain.layout import Layouts
+from tests.processes import LineWatcher, spawned
+
+IDEA = [sys.executable, "-m", "idea"]
+
+
+def idea(*args, cwd, stdin=None):
+    return subprocess.run(
+        [*IDEA, *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=30,
+        check=False,
+    )
+
+
+def test_init_new_list_round_trip(tmp_path):
+    project = tmp_path / "proj"
+    out = idea("init", str(project), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert (project / ".ideai" / "project.json").is_file()
+    again = idea("init", str(project), cwd=tmp_path)
+    assert "Already" in again.stdout
+
+    ctx = tmp_path / "ctx.md"
+    ctx.write_text("Tu es l'architecte ✓\nligne 2\n", encoding="utf-8")
+    sub = project / "src"
+    sub.mkdir()
+    made = idea("agent", "new", "arch", "--profile", "claude", "--context-file", str(ctx), cwd=sub)
+    assert made.returncode == 0, made.stderr
+    made = idea(
+        "agent",
+        "new",
+        "sh",
+        "--profile",
+        "shell",
+        "--context-file",
+        "-",
+        cwd=project,
+        stdin="from stdin",
+    )
+    assert made.returncode == 0, made.stderr
+
+    listed = idea("agent", "list", "--json", cwd=project)
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)
+    assert [(r["name"], r["profile"], r["mode"]) for r in rows] == [
+        ("arch", "claude", "structured"),
+        ("sh", "shell", "terminal"),
+    ]
+    text = (project / ".ideai" / "agents" / "arch.md").read_text(encoding="utf-8")
+    assert text.endswith("Tu es l'architecte ✓\nligne 2\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["agent", "new", "../x", "--profile", "shell"], "agent name"),
+        (["agent", "new", "Upper", "--profile", "shell"], "agent name"),
+        (["agent", "new", "ok", "--profile", "nope"], "nope"),
+        (["agent", "new", "ok"], "--profile"),
+        (
+            ["agent", "new", "ok", "--profile", "shell", "--context-file", "/no/such"],
+            "context-file",
+        ),
+        (["agent", "new", "ok", "--profile", "shell", "--mode", "structured"], "structured"),
+        (["agent"], "action"),
+        (["frobnicate"], "frobnicate"),
+        ([], "command"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_problem_and_exit_2(tmp_path, args, needle):
+    assert idea("init", cwd=tmp_path).returncode == 0
+    out = idea(*args, cwd=tmp_path)
+    assert out.returncode == 2
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert needle in out.stderr
+
+
+def test_duplicate_agent_is_refused(tmp_path):
+    idea("init", cwd=tmp_path)
+    assert idea("agent", "new", "a", "--profile", "shell", cwd=tmp_path).returncode == 0
+    out = idea("agent", "new", "a", "--profile", "shell", cwd=tmp_path)
+    assert out.returncode == 2
+    assert "CONFLICT" in out.stderr
+
+
+def test_agent_commands_outside_a_project_say_so(tmp_path):
+    out = idea("agent", "list", cwd=tmp_path)
+    assert out.returncode == 2
+    assert "idea init" in out.stderr
+
+
+def test_serve_reconciles_reports_and_stops_cleanly_on_sigterm(tmp_path):
+    idea("init", cwd=tmp_path)
+    ideai = tmp_path / ".ideai"
+    layouts = (
+        Layouts.empty("t1", "l1")
+        .split("l1", "row", "l2", "s1")
+        .bind("l1", "agent-a", "chat")
+        .bind("l2", "agent-a", "chat")
+        .set_running("l1", True, "conv-1")
+        .set_running("l2", True, "conv-2")
+    )
+    (ideai / "layouts.json").write_text(json.dumps(layouts.to_json()), encoding="utf-8")
+    (ideai / "live-state.json").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "agents": {
+                    "agent-a": {
+                        "agent_id": "agent-a",
+                        "status": "working",
+                        "ticket": "T",
+                        "updated_at_ms": 10**13,
+                    },
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    with spawned([*IDEA, "serve", str(tmp_path)]) as proc:
+        out = LineWatcher(proc.stdout)
+        out.wait_for(lambda line: "running" in line)
+        assert "1 duplicate cell(s) cleared" in out.text()
+        assert "1 orphan work-state row(s) set idle" in out.text()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+    saved = Layouts.from_json(json.loads((ideai / "layouts.json").read_text(encoding="utf-8")))
+    flagged = [leaf.id for leaf in saved.leaves() if leaf.agent_was_running]
+    assert flagged == ["l1"]
+    board = json.loads((ideai / "live-state.json").read_text(encoding="utf-8"))
+    assert board["agents"]["agent-a"]["status"] == "idle"
+    assert board["agents"]["agent-a"]["ticket"] is None
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT delivery differs on Windows")
+def test_serve_stops_on_sigint(tmp_path):
+    with spawned([*IDEA, "serve", str(tmp_path)]) as proc:
+        LineWatcher(proc.stdout).wait_for(lambda line: "running" in line)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 0
+    assert (tmp_path / ".ideai" / "project.json").is_file()

@@ -1,0 +1,198 @@
+import json
+
+import pytest
+
+from idea.domain.agent import Agent
+from idea.domain.builtin_profiles import builtin_profiles
+from idea.domain.errors import Conflict, CorruptFile, Invalid, NotFound
+from idea.domain.knowledge import MemoryNote, Skill
+from idea.domain.live_state import LiveRow, Status
+from idea.infrastructure.agent_store import MarkdownAgentStore
+from idea.infrastructure.knowledge_store import MarkdownMemoryStore, MarkdownSkillStore
+from idea.infrastructure.layout_store import JsonLayoutStore
+from idea.infrastructure.live_state_store import JsonLiveStateStore
+from idea.infrastructure.profile_store import JsonProfileStore
+from idea.infrastructure.project_paths import ProjectPaths
+from idea.infrastructure.project_store import JsonProjectStore
+from tests.fakes.clock import FakeClock, SequentialIds
+
+
+@pytest.fixture
+def paths(tmp_path):
+    p = ProjectPaths(tmp_path)
+    p.ideai.mkdir()
+    return p
+
+
+@pytest.fixture
+def clock():
+    return FakeClock()
+
+
+def corrupt_files(folder):
+    return sorted(p.name for p in folder.iterdir() if ".corrupt-" in p.name)
+
+
+def test_project_created_once_with_stable_id_and_gitignore(tmp_path, clock):
+    store = JsonProjectStore(ProjectPaths(tmp_path), clock, SequentialIds("p"))
+    first = store.open_or_create("demo")
+    second = store.open_or_create("renamed")
+    assert first == second
+    assert first.id == "p-1"
+    ignore = (tmp_path / ".ideai" / ".gitignore").read_text(encoding="utf-8")
+    assert "run/" in ignore.splitlines()
+    assert "log/" in ignore.splitlines()
+
+
+def test_project_json_unknown_fields_survive(paths, clock):
+    paths.project_file.write_text(
+        json.dumps({"id": "x", "name": "n", "created_at_ms": 1, "future": [1]}), encoding="utf-8"
+    )
+    info = JsonProjectStore(paths, clock, SequentialIds()).open_or_create("n")
+    assert info.to_json()["future"] == [1]
+
+
+def test_agents_save_get_rename_delete(paths, clock):
+    store = MarkdownAgentStore(paths, clock, SequentialIds())
+    agent = Agent(id="a-1", name="dev", profile="shell", context="ctx ✓\n")
+    store.save(agent)
+    assert store.get("dev") == agent
+    assert store.get_by_id("a-1") == agent
+    renamed = store.rename("dev", "builder")
+    assert renamed.id == "a-1"
+    assert not store.exists("dev")
+    assert store.all() == [renamed]
+    store.delete("builder")
+    assert store.all() == []
+    with pytest.raises(NotFound):
+        store.get("builder")
+    with pytest.raises(NotFound):
+        store.delete("builder")
+
+
+def test_agent_name_conflicts(paths, clock):
+    store = MarkdownAgentStore(paths, clock, SequentialIds())
+    store.save(Agent(id="a-1", name="dev", profile="shell"))
+    store.save(Agent(id="a-2", name="ops", profile="shell"))
+    with pytest.raises(Conflict):
+        store.save(Agent(id="a-3", name="dev", profile="shell"))
+    with pytest.raises(Conflict):
+        store.rename("ops", "dev")
+    with pytest.raises(Invalid):
+        store.get("../etc")
+
+
+def test_hand_written_agent_gets_an_id_saved_back(paths, clock):
+    paths.agents.mkdir()
+    paths.agent_file("dev").write_text("---\nprofile: shell\n---\nhello", encoding="utf-8")
+    store = MarkdownAgentStore(paths, clock, SequentialIds("gen"))
+    agent = store.get("dev")
+    assert agent.id.startswith("gen-")
+    assert store.get("dev").id == agent.id  # persisted, stable
+
+
+def test_corrupt_agent_is_quarantined_and_reported_others_still_listed(paths, clock):
+    reported = []
+    store = MarkdownAgentStore(paths, clock, SequentialIds(), reported.append)
+    store.save(Agent(id="a-1", name="good", profile="shell"))
+    bad = paths.agent_file("bad")
+    original = b"---\nid: x\nprofile: shell\nno closing line\n\xc3\xa9"
+    bad.write_bytes(original)
+    assert [a.name for a in store.all()] == ["good"]
+    assert len(reported) == 1
+    assert reported[0].code == "CORRUPT_FILE"
+    assert not bad.exists()
+    (moved,) = corrupt_files(paths.agents)
+    assert (paths.agents / moved).read_bytes() == original
+
+
+def test_profiles_builtin_overridden_and_extended(paths, clock):
+    paths.profiles.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "profiles": {
+                    "claude": {"command": ["/opt/bin/claude"]},
+                    "aider": {"command": ["aider"], "description": "Aider"},
+                },
+                "unknown": True,
+            }
+        ),
+        encoding="utf-8",
+    )
+    store = JsonProfileStore(paths, clock, builtin_profiles("/bin/sh"))
+    profiles = store.all()
+    assert profiles["claude"].command == ("/opt/bin/claude",)
+    assert profiles["claude"].structured is not None
+    assert profiles["aider"].description == "Aider"
+    with pytest.raises(NotFound) as err:
+        store.get("nope")
+    assert "aider" in err.value.message
+    store.save_entry("mine", {"command": ["sh"]})
+    raw = json.loads(paths.profiles.read_text(encoding="utf-8"))
+    assert raw["unknown"] is True
+    assert set(raw["profiles"]) == {"claude", "aider", "mine"}
+
+
+def test_profiles_that_do_not_parse_are_quarantined(paths, clock):
+    paths.profiles.write_text("{not json", encoding="utf-8")
+    store = JsonProfileStore(paths, clock, builtin_profiles("/bin/sh"))
+    with pytest.raises(CorruptFile):
+        store.all()
+    assert corrupt_files(paths.ideai) == [f"profiles.json.corrupt-{clock.ms}"]
+    assert set(store.all()) == {"claude", "codex", "gemini", "shell"}
+
+
+def test_layout_default_and_round_trip_with_unknown_fields(paths, clock):
+    store = JsonLayoutStore(paths, clock, SequentialIds())
+    layouts = store.load()
+    assert len(layouts.leaves()) == 1
+    store.save(layouts)
+    raw = json.loads(paths.layouts.read_text(encoding="utf-8"))
+    raw["zoom"] = 2
+    raw["tabs"][0]["root"]["theme"] = "dark"
+    paths.layouts.write_text(json.dumps(raw), encoding="utf-8")
+    store.save(store.load())
+    assert json.loads(paths.layouts.read_text(encoding="utf-8")) == raw
+
+
+def test_layout_with_bad_shape_is_quarantined_not_overwritten(paths, clock):
+    original = json.dumps({"version": 1, "tabs": [{"id": "t", "root": {"type": "blob"}}]})
+    paths.layouts.write_text(original, encoding="utf-8")
+    store = JsonLayoutStore(paths, clock, SequentialIds())
+    with pytest.raises(CorruptFile) as err:
+        store.load()
+    moved = paths.ideai / corrupt_files(paths.ideai)[0]
+    assert err.value.quarantined_to == str(moved)
+    assert moved.read_text(encoding="utf-8") == original
+    assert len(store.load().leaves()) == 1
+
+
+def test_live_state_update_merges_and_persists(paths, clock):
+    store = JsonLiveStateStore(paths, clock)
+    row = LiveRow("a", Status.WORKING, 5, intent="x")
+    store.update(lambda s: s.merge(row))
+    assert JsonLiveStateStore(paths, clock).load().rows["a"] == row
+    store.update(lambda s: s.merge(LiveRow("a", Status.IDLE, 4)))
+    assert store.load().rows["a"] == row
+
+
+def test_skills_and_memory_index_kept_in_sync(paths, clock):
+    skills = MarkdownSkillStore(paths, clock)
+    skills.save(Skill("review", "Review a PR", "steps"))
+    assert skills.get("review").body == "steps"
+    assert [s.name for s in skills.all()] == ["review"]
+
+    memory = MarkdownMemoryStore(paths, clock)
+    memory.save(MemoryNote("n1", "Note one", "first", "project", "body"))
+    memory.save(MemoryNote("n2", "Note two", "second", "reference", "body"))
+    index = paths.memory_index.read_text(encoding="utf-8")
+    assert "(n1.md)" in index
+    assert "(n2.md)" in index
+    memory.delete("n1")
+    index = paths.memory_index.read_text(encoding="utf-8")
+    assert "(n1.md)" not in index
+    assert "(n2.md)" in index
+    assert [n.slug for n in memory.all()] == ["n2"]
+    with pytest.raises(NotFound):
+        memory.get("n1")

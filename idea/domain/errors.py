@@ -9,7 +9,9 @@
     ├── Forbidden                  FORBIDDEN
     ├── Conflict                   CONFLICT
     ├── CorruptFile                CORRUPT_FILE    (path, quarantined_to)
-    └── Internal                   INTERNAL
+    ├── Internal                   INTERNAL
+    ├── AgentFailed                AGENT_FAILED
+    └── Unavailable                UNAVAILABLE
 
 Codes are a contract (UI, MCP tool results, file-door responses): a code is never reused for
 another meaning. Adapters translate third-party errors into this tree at the edge.
@@ -103,3 +105,15 @@ class CorruptFile(IdeaError):
 
 class Internal(IdeaError):
     code = "INTERNAL"
+
+
+class AgentFailed(IdeaError):
+    """The agent's CLI ended a turn with an error, or its process died (the message says which)."""
+
+    code = "AGENT_FAILED"
+
+
+class Unavailable(IdeaError):
+    """Something IdeA needs is not there: a CLI not installed, a session that has ended."""
+
+    code = "UNAVAILABLE"

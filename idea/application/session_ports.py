@@ -1,0 +1,164 @@
+"""Ports of live agent sessions: terminal (PTY) sessions and structured (JSON stream) sessions.
+
+Adapters live in ``idea.infrastructure``; fakes in ``tests/fakes``; ``tests/contracts`` runs the
+same behavioural suite against both so the fakes cannot drift. All methods are called from the
+core asyncio loop; listeners are called on that loop too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from idea.domain.profile import AdapterKind
+from idea.domain.session_events import SessionEvent
+
+Unsubscribe = Callable[[], None]
+DEFAULT_SCROLLBACK_BYTES = 2 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalSpec:
+    argv: tuple[str, ...]
+    cwd: str
+    env: Mapping[str, str]
+    rows: int = 24
+    cols: int = 80
+    scrollback_bytes: int = DEFAULT_SCROLLBACK_BYTES
+
+
+class TerminalSession(Protocol):
+    """A CLI's TUI running in a pseudo-terminal."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def exit_code(self) -> int | None:
+        """None while the process runs."""
+        ...
+
+    def write(self, data: str) -> None:
+        """Send keystrokes. Raises ``Unavailable`` once the process has exited."""
+        ...
+
+    def resize(self, rows: int, cols: int) -> None:
+        """Raises ``Invalid`` for sizes below 1; a no-op once exited."""
+        ...
+
+    def subscribe(self, listener: Callable[[str], None]) -> Unsubscribe:
+        """``listener`` gets decoded output chunks in order (never a split character)."""
+        ...
+
+    def on_exit(self, listener: Callable[[int], None]) -> Unsubscribe:
+        """``listener`` gets the exit code once (at once if already exited)."""
+        ...
+
+    def scrollback(self) -> str:
+        """The most recent output, bounded in bytes, to replay into a re-attached view."""
+        ...
+
+    async def wait(self) -> int:
+        """The exit code, once the process has exited."""
+        ...
+
+    async def stop(self) -> None:
+        """Kill the whole process tree (hang-up, terminate, kill); idempotent."""
+        ...
+
+
+class TerminalLauncher(Protocol):
+    async def start(self, spec: TerminalSpec) -> TerminalSession:
+        """Raises ``Unavailable`` if the program cannot be started (message names it)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class McpServerEntry:
+    """How a CLI starts IdeA's MCP bridge: the ``idea`` server entry of its declaration."""
+
+    command: str
+    args: tuple[str, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StructuredSpec:
+    """Everything an adapter needs to start a CLI in structured mode.
+
+    ``executable`` is an absolute path (never a shim); ``cwd`` is the project root; ``run_dir`` is
+    the agent's own folder, where the adapter writes what it injects (context, MCP declaration).
+    """
+
+    kind: AdapterKind
+    executable: str
+    cwd: str
+    run_dir: str
+    env: Mapping[str, str]
+    context: str = ""
+    mcp: McpServerEntry | None = None
+    resume_conversation_id: str | None = None
+    model: str | None = None
+    tool_timeout_s: float = 600.0
+
+
+class AgentSession(Protocol):
+    """A CLI driven turn by turn through its JSON protocol.
+
+    One turn at a time: callers serialise (the orchestrator's per-agent FIFO). A timeout never
+    kills the session: the turn is interrupted and the next ``send`` works.
+    """
+
+    @property
+    def conversation_id(self) -> str | None:
+        """The CLI's conversation id once known (used to resume after a restart)."""
+        ...
+
+    @property
+    def busy(self) -> bool:
+        """A turn is running."""
+        ...
+
+    @property
+    def alive(self) -> bool:
+        """False once shut down or once the CLI died for good."""
+        ...
+
+    def pids(self) -> list[int]:
+        """Processes the session currently runs (empty between turns for per-turn CLIs)."""
+        ...
+
+    def send(self, prompt: str) -> AsyncIterator[SessionEvent]:
+        """Run one turn; the last event is ``TurnFinished``.
+
+        Raises ``Conflict`` if a turn is already running, ``Unavailable`` if the session is
+        shut down, ``AgentFailed`` if the CLI process dies mid-turn.
+        """
+        ...
+
+    async def send_blocking(self, prompt: str, timeout: float) -> str:
+        """Run one turn and return its final text.
+
+        Raises ``IdeaTimeout`` (the turn is interrupted, the session lives on), ``AgentFailed``
+        (the CLI reported an error), and what ``send`` raises.
+        """
+        ...
+
+    async def interrupt(self) -> None:
+        """Stop the running turn, if any; the session stays usable."""
+        ...
+
+    async def shutdown(self) -> None:
+        """End the session and kill its process tree; idempotent."""
+        ...
+
+    def subscribe(self, listener: Callable[[SessionEvent], None]) -> Unsubscribe:
+        """``listener`` sees every event of every turn (the chat view)."""
+        ...
+
+
+class StructuredLauncher(Protocol):
+    async def start(self, spec: StructuredSpec) -> AgentSession:
+        """Raises ``Unavailable`` if the CLI cannot be started."""
+        ...

@@ -1,0 +1,67 @@
+"""What a structured agent session reports during a turn, whatever CLI produced it.
+
+Every turn ends with exactly one ``TurnFinished``; the events before it are optional.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from idea.domain.json_types import JsonObject, JsonValue
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the assistant's text, in order (may be a whole message at once)."""
+
+    text: str
+
+    def to_json(self) -> JsonObject:
+        return {"type": "text", "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    tool_id: str
+    name: str
+    input: JsonValue = None
+
+    def to_json(self) -> JsonObject:
+        return {"type": "tool_use", "tool_id": self.tool_id, "name": self.name, "input": self.input}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    tool_id: str
+    output: str
+    is_error: bool = False
+
+    def to_json(self) -> JsonObject:
+        return {
+            "type": "tool_result",
+            "tool_id": self.tool_id,
+            "output": self.output,
+            "is_error": self.is_error,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished:
+    """The turn is over: ``text`` is the final answer, ``is_error`` a failure the CLI reported."""
+
+    text: str
+    is_error: bool = False
+    error: str | None = None
+    conversation_id: str | None = None
+
+    def to_json(self) -> JsonObject:
+        return {
+            "type": "final",
+            "text": self.text,
+            "is_error": self.is_error,
+            "error": self.error,
+            "conversation_id": self.conversation_id,
+        }
+
+
+SessionEvent = TextDelta | ToolUse | ToolResult | TurnFinished

@@ -1,0 +1,202 @@
+"""What every structured adapter shares: one turn at a time, listeners, timeouts that never kill.
+
+A turn starts with ``send`` and ends when the adapter reports ``TurnFinished`` or fails it. A caller
+that stops listening (timeout, cancellation) abandons the turn: the session interrupts it and waits,
+bounded, for it to settle, so the next ``send`` finds the session free. The session is only ended
+by ``shutdown`` or by its CLI dying for good.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable
+
+from idea.domain.errors import (
+    AgentFailed,
+    Conflict,
+    IdeaError,
+    IdeaTimeout,
+    Unavailable,
+)
+from idea.domain.session_events import SessionEvent, TurnFinished
+
+log = logging.getLogger(__name__)
+
+SETTLE_TIMEOUT_S = 10.0
+
+
+class _Turn:
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[SessionEvent | IdeaError] = asyncio.Queue()
+        self.done = asyncio.Event()
+        self.abandoned = False
+
+
+class TurnSession(ABC):
+    """Base of the structured adapters; subclasses implement the four abstract methods and call
+    ``_emit`` / ``_fail_turn`` from their output handlers."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._conversation_id: str | None = None
+        self._listeners: list[Callable[[SessionEvent], None]] = []
+        self._turn: _Turn | None = None
+        self._settling: asyncio.Task[None] | None = None
+        self._closed = False
+
+    # --- what adapters implement -------------------------------------------------------------
+
+    @abstractmethod
+    async def _start_turn(self, prompt: str) -> None:
+        """Hand the prompt to the CLI. Raises ``Unavailable``/``AgentFailed``."""
+
+    @abstractmethod
+    async def _interrupt_turn(self) -> None:
+        """Ask the CLI to stop the running turn; it must then report or fail the turn soon."""
+
+    @abstractmethod
+    async def _close(self) -> None:
+        """Stop every process of the session (idempotent)."""
+
+    @abstractmethod
+    def pids(self) -> list[int]: ...
+
+    # --- the AgentSession port ------------------------------------------------------------------
+
+    @property
+    def conversation_id(self) -> str | None:
+        return self._conversation_id
+
+    @property
+    def busy(self) -> bool:
+        return self._turn is not None
+
+    @property
+    def alive(self) -> bool:
+        return not self._closed
+
+    def subscribe(self, listener: Callable[[SessionEvent], None]) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    async def send(self, prompt: str) -> AsyncIterator[SessionEvent]:
+        await self._wait_settled()
+        if self._closed:
+            raise Unavailable(f"the session of {self.name} has ended")
+        if self._turn is not None:
+            raise Conflict(f"{self.name} is already working on a turn")
+        turn = self._turn = _Turn()
+        try:
+            await self._start_turn(prompt)
+        except BaseException:
+            self._end_turn(turn)
+            raise
+        try:
+            while True:
+                item = await turn.queue.get()
+                if isinstance(item, IdeaError):
+                    raise item
+                yield item
+                if isinstance(item, TurnFinished):
+                    return
+        finally:
+            if not turn.done.is_set():
+                turn.abandoned = True
+                self._settling = asyncio.create_task(self._settle(turn), name=f"{self.name}-settle")
+
+    async def send_blocking(self, prompt: str, timeout: float) -> str:
+        final: TurnFinished | None = None
+        try:
+            async with asyncio.timeout(timeout):
+                async for event in self.send(prompt):
+                    if isinstance(event, TurnFinished):
+                        final = event
+        except TimeoutError:
+            await self._wait_settled()
+            raise IdeaTimeout(
+                f"{self.name} did not finish its turn within {timeout:g} s; the turn was "
+                "interrupted and the agent is still running"
+            ) from None
+        if final is None:  # pragma: no cover - send always ends with TurnFinished or raises
+            raise AgentFailed(f"{self.name} ended its turn without an answer")
+        if final.is_error:
+            raise AgentFailed(f"{self.name} reported an error: {final.error or final.text}")
+        return final.text
+
+    async def interrupt(self) -> None:
+        if self._turn is not None:
+            await self._interrupt_turn()
+
+    async def shutdown(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await self._close()
+        finally:
+            self._fail_turn(Unavailable(f"the session of {self.name} was shut down"))
+
+    # --- for adapters ---------------------------------------------------------------------------
+
+    def _set_conversation_id(self, conversation_id: str | None) -> None:
+        if conversation_id:
+            self._conversation_id = conversation_id
+
+    def _emit(self, event: SessionEvent) -> None:
+        """Report an event of the running turn (events outside a turn only reach listeners)."""
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("%s: session listener failed", self.name)
+        turn = self._turn
+        if turn is None:
+            return
+        turn.queue.put_nowait(event)
+        if isinstance(event, TurnFinished):
+            self._end_turn(turn)
+
+    def _fail_turn(self, error: IdeaError) -> None:
+        """End the running turn with ``error`` (the CLI died, or the session was shut down)."""
+        turn = self._turn
+        if turn is not None:
+            turn.queue.put_nowait(error)
+            self._end_turn(turn)
+
+    def _mark_dead(self) -> None:
+        """The CLI is gone for good: the session cannot take another turn."""
+        self._closed = True
+
+    def _end_turn(self, turn: _Turn) -> None:
+        turn.done.set()
+        if self._turn is turn:
+            self._turn = None
+
+    # --- internals --------------------------------------------------------------------------------
+
+    async def _settle(self, turn: _Turn) -> None:
+        try:
+            await self._interrupt_turn()
+            async with asyncio.timeout(SETTLE_TIMEOUT_S):
+                await turn.done.wait()
+        except Exception:
+            await self._recover()
+            self._fail_turn(AgentFailed(f"{self.name}: the interrupted turn did not stop"))
+
+    async def _recover(self) -> None:
+        """Last resort when a turn cannot be interrupted; adapters may restart their CLI."""
+        log.warning("%s: an interrupted turn did not stop", self.name)
+
+    async def _wait_settled(self) -> None:
+        task = self._settling
+        if task is not None and not task.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(task)

@@ -1,0 +1,65 @@
+"""An in-memory structured session: the fake of the ``AgentSession`` port.
+
+It shares ``TurnSession`` with the real adapters, so turn, timeout and interrupt semantics are the
+real ones; only the "CLI" is a script: ``reply(prompt)`` gives the final text, and a test can hold
+a turn open with ``gate`` to observe queuing, timeouts and interrupts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from idea.domain.session_events import TextDelta, TurnFinished
+from idea.infrastructure.turn_session import TurnSession
+
+
+class FakeAgentSession(TurnSession):
+    def __init__(
+        self,
+        name: str = "fake",
+        reply: Callable[[str], str] = lambda prompt: f"echo: {prompt}",
+        conversation_id: str = "conv-fake",
+    ) -> None:
+        super().__init__(name)
+        self.reply = reply
+        self.prompts: list[str] = []
+        self.interrupts = 0
+        self.closed_count = 0
+        self.gate: asyncio.Event | None = None  # when set by a test, turns wait for it
+        self.fail_next: str | None = None  # the next turn ends with is_error
+        self._runner: asyncio.Task[None] | None = None
+        self._set_conversation_id(conversation_id)
+
+    def pids(self) -> list[int]:
+        return []
+
+    async def _start_turn(self, prompt: str) -> None:
+        self.prompts.append(prompt)
+        self._runner = asyncio.create_task(self._run(prompt))
+
+    async def _run(self, prompt: str) -> None:
+        if self.gate is not None:
+            await self.gate.wait()
+        text = self.reply(prompt)
+        self._emit(TextDelta(text))
+        error, self.fail_next = self.fail_next, None
+        self._emit(
+            TurnFinished(
+                text=text if error is None else "",
+                is_error=error is not None,
+                error=error,
+                conversation_id=self.conversation_id,
+            )
+        )
+
+    async def _interrupt_turn(self) -> None:
+        self.interrupts += 1
+        if self._runner is not None and not self._runner.done():
+            self._runner.cancel()
+            self._emit(TurnFinished(text="", is_error=True, error="interrupted"))
+
+    async def _close(self) -> None:
+        self.closed_count += 1
+        if self._runner is not None:
+            self._runner.cancel()

@@ -11,7 +11,8 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from idea.domain.profile import AdapterKind
+from idea.domain.agent import Agent
+from idea.domain.profile import AdapterKind, Profile
 from idea.domain.session_events import SessionEvent
 
 Unsubscribe = Callable[[], None]
@@ -162,3 +163,18 @@ class StructuredLauncher(Protocol):
     async def start(self, spec: StructuredSpec) -> AgentSession:
         """Raises ``Unavailable`` if the CLI cannot be started."""
         ...
+
+
+class SessionStarter(Protocol):
+    """Prepares an agent's run dir (injected context, MCP declaration) and starts its CLI.
+
+    Both methods raise ``Unavailable`` when the profile's CLI is not installed or cannot start.
+    """
+
+    async def start_terminal(
+        self, agent: Agent, profile: Profile, rows: int, cols: int
+    ) -> TerminalSession: ...
+
+    async def start_structured(
+        self, agent: Agent, profile: Profile, resume_conversation_id: str | None
+    ) -> AgentSession: ...

@@ -74,5 +74,9 @@ class ProjectPaths:
     def run(self) -> Path:
         return self.ideai / "run"
 
+    @property
+    def mcp_key(self) -> Path:
+        return self.run / "mcp.key"
+
     def run_dir(self, agent_name: str) -> Path:
         return self.run / agent_name

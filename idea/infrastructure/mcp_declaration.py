@@ -1,0 +1,80 @@
+"""The MCP server declaration written for an agent's CLI (DESIGN.md §9.5).
+
+It points at exactly what the project's listener serves: the endpoint comes from the one
+``mcp_endpoint`` function, the command is this same IdeA (the AppImage, the frozen executable, or
+the interpreter running ``-m idea`` from source). Writing merges the ``idea`` entry into an
+existing declaration file and never drops the user's other servers.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import idea
+from idea.application.session_ports import McpServerEntry
+from idea.domain.json_types import JsonObject
+from idea.infrastructure.json_document import JsonDocument
+from idea.protocol.endpoint import mcp_endpoint
+
+SERVER_NAME = "idea"
+
+
+def idea_invocation() -> tuple[str, tuple[str, ...]]:
+    """The command and leading arguments that start this IdeA again."""
+    if getattr(sys, "frozen", False):
+        appimage = os.environ.get("APPIMAGE")
+        # Inside an AppImage sys.executable lives in a mount that disappears with this process.
+        if appimage and sys.platform.startswith("linux"):
+            return appimage, ()
+        return sys.executable, ()
+    return sys.executable, ("-m", "idea")
+
+
+def mcp_server_entry(project_id: str, agent_id: str, key_file: Path) -> McpServerEntry:
+    command, prefix = idea_invocation()
+    env: dict[str, str] = {}
+    if not getattr(sys, "frozen", False):
+        # From source, `-m idea` must import this very package whatever the CLI's cwd.
+        env["PYTHONPATH"] = str(Path(idea.__file__).resolve().parent.parent)
+    if sys.platform == "win32":
+        env["SystemRoot"] = os.environ.get("SYSTEMROOT", r"C:\Windows")
+    args = (
+        *prefix,
+        "mcp-server",
+        "--endpoint",
+        mcp_endpoint(project_id),
+        "--project",
+        project_id,
+        "--requester",
+        agent_id,
+        "--key-file",
+        str(key_file.resolve()),
+    )
+    return McpServerEntry(command, args, env)
+
+
+def server_json(entry: McpServerEntry, extra: JsonObject | None = None) -> JsonObject:
+    """The ``idea`` server object of a ``{"mcpServers": {...}}`` declaration."""
+    out: JsonObject = {"command": entry.command, "args": list(entry.args)}
+    if entry.env:
+        out["env"] = dict(entry.env)
+    out.update(extra or {})
+    return out
+
+
+def write_declaration(path: Path, server: JsonObject) -> None:
+    """Merge ``server`` as ``mcpServers.idea`` into the JSON file at ``path`` (atomically)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = JsonDocument(path)
+
+    def merge(current: JsonObject | None) -> JsonObject:
+        base: JsonObject = dict(current or {})
+        servers = base.get("mcpServers")
+        merged: JsonObject = dict(servers) if isinstance(servers, dict) else {}
+        merged[SERVER_NAME] = server
+        base["mcpServers"] = merged
+        return base
+
+    doc.update(merge)

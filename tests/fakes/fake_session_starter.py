@@ -6,6 +6,7 @@ Records every start; a test can make a profile's CLI "missing" or hold starts op
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from idea.application.session_ports import TerminalSpec
 from idea.domain.agent import Agent
@@ -16,7 +17,8 @@ from tests.fakes.fake_terminal import FakeTerminalLauncher, FakeTerminalSession
 
 
 class FakeSessionStarter:
-    def __init__(self) -> None:
+    def __init__(self, session_class: Callable[..., FakeAgentSession] = FakeAgentSession) -> None:
+        self.session_class = session_class
         self.terminals = FakeTerminalLauncher()
         self.structured: list[FakeAgentSession] = []
         self.starts: list[tuple[str, str, str | None]] = []  # (agent, mode, resume id)
@@ -38,7 +40,7 @@ class FakeSessionStarter:
         await self._before(agent, profile, "structured", resume_conversation_id)
         self._conversations += 1
         conversation = resume_conversation_id or f"conv-{agent.name}-{self._conversations}"
-        session = FakeAgentSession(name=agent.name, conversation_id=conversation)
+        session = self.session_class(name=agent.name, conversation_id=conversation)
         self.structured.append(session)
         return session
 

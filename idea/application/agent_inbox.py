@@ -1,0 +1,142 @@
+"""Per-agent FIFO of turns: one inbox and one consumer per agent; inboxes run in parallel.
+
+Turns of one agent never interleave and start in arrival order. A waiter that goes away is
+removed from the queue; a running turn whose waiter goes away is cancelled (the session
+interrupts it). Each queued item can report its position (0 = running) for progress messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections import deque
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+Job = Callable[[], Coroutine[object, object, T]]
+
+
+@dataclass(eq=False)
+class QueuedTurn(Generic[T]):
+    """One request waiting for, or holding, its agent's turn."""
+
+    id: int
+    agent_id: str
+    job: Job[T]
+    done: asyncio.Future[T]
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[T] | None = None
+
+
+class AgentInbox(Generic[T]):
+    def __init__(self, agent_id: str) -> None:
+        self.agent_id = agent_id
+        self._queue: deque[QueuedTurn[T]] = deque()
+        self._running: QueuedTurn[T] | None = None
+        self._wakeup = asyncio.Event()
+        self._consumer: asyncio.Task[None] | None = None
+        self.changed: list[Callable[[], None]] = []
+
+    @property
+    def running(self) -> QueuedTurn[T] | None:
+        return self._running
+
+    def position(self, item: QueuedTurn[T]) -> int | None:
+        """0 while running, k ≥ 1 when k-th in line, None once finished or removed."""
+        if item is self._running:
+            return 0
+        for index, queued in enumerate(self._queue, start=1):
+            if queued is item:
+                return index
+        return None
+
+    def __len__(self) -> int:
+        return len(self._queue) + (1 if self._running is not None else 0)
+
+    def put(self, item: QueuedTurn[T]) -> None:
+        self._queue.append(item)
+        if self._consumer is None or self._consumer.done():
+            self._consumer = asyncio.create_task(self._consume(), name=f"inbox-{self.agent_id}")
+        self._wakeup.set()
+        self._notify()
+
+    def withdraw(self, item: QueuedTurn[T]) -> None:
+        """The waiter went away: drop the item if queued, cancel its turn if running."""
+        if item is self._running:
+            if item.task is not None:
+                item.task.cancel()
+            return
+        with contextlib.suppress(ValueError):
+            self._queue.remove(item)
+            self._notify()
+
+    async def close(self) -> None:
+        for item in list(self._queue):
+            item.done.cancel()
+        self._queue.clear()
+        if self._running is not None and self._running.task is not None:
+            self._running.task.cancel()
+        if self._consumer is not None:
+            self._consumer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._consumer
+
+    async def _consume(self) -> None:
+        while self._queue:
+            item = self._queue.popleft()
+            self._running = item
+            item.started.set()
+            self._notify()
+            item.task = asyncio.create_task(item.job())
+            try:
+                result = await asyncio.shield(item.task)
+            except asyncio.CancelledError:
+                if not item.task.cancelled():
+                    raise  # the consumer itself is being closed
+                if not item.done.done():
+                    item.done.cancel()
+            except BaseException as exc:  # delivered to the waiter, whatever it is
+                if not item.done.done():
+                    item.done.set_exception(exc)
+            else:
+                if not item.done.done():
+                    item.done.set_result(result)
+            finally:
+                self._running = None
+                self._notify()
+
+    def _notify(self) -> None:
+        for callback in list(self.changed):
+            callback()
+
+
+class Inboxes(Generic[T]):
+    """All agents' inboxes; created on first use."""
+
+    def __init__(self) -> None:
+        self._inboxes: dict[str, AgentInbox[T]] = {}
+        self._ids = itertools.count(1)
+
+    def inbox(self, agent_id: str) -> AgentInbox[T]:
+        if agent_id not in self._inboxes:
+            self._inboxes[agent_id] = AgentInbox(agent_id)
+        return self._inboxes[agent_id]
+
+    def submit(self, agent_id: str, job: Job[T]) -> QueuedTurn[T]:
+        item: QueuedTurn[T] = QueuedTurn(
+            next(self._ids), agent_id, job, asyncio.get_running_loop().create_future()
+        )
+        self.inbox(agent_id).put(item)
+        return item
+
+    def queue_length(self, agent_id: str) -> int:
+        inbox = self._inboxes.get(agent_id)
+        return len(inbox) if inbox is not None else 0
+
+    async def close(self) -> None:
+        for inbox in self._inboxes.values():
+            await inbox.close()

@@ -1,0 +1,330 @@
+"""GeminiSession on the fake CLI: the session contract, what lands where, exit codes, cleanup."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+import pytest
+
+from idea.application.session_ports import McpServerEntry, StructuredSpec
+from idea.domain.errors import AgentFailed, IdeaTimeout, Invalid, Unavailable
+from idea.domain.profile import AdapterKind
+from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
+from idea.infrastructure.gemini_session import start_gemini_session
+from tests.contracts.agent_session_contract import AgentSessionContract
+
+FAKE = Path(__file__).resolve().parents[1] / "fakes" / "fake_gemini.py"
+PROGRAM = (sys.executable, str(FAKE))
+MCP = McpServerEntry(
+    command="/opt/idea/idea",
+    args=("mcp-server", "--endpoint", "/tmp/idea.sock", "--requester", "agent-a"),
+    env={"IDEA_TRACE": "1"},
+)
+SESSION = "9a1824f0-f050-407c-ad8d-4ad2a360d787"
+AUTH = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+
+
+@dataclass
+class World:
+    home: Path
+    project: Path
+    log: Path
+
+    @property
+    def run_dir(self) -> Path:
+        return self.project / ".ideai" / "run" / "agent-a"
+
+    def spec(self, resume: str | None = None, **changes) -> StructuredSpec:
+        env = {**os.environ, "HOME": str(self.home), "FAKE_GEMINI_LOG": str(self.log)}
+        env.pop("GEMINI_CLI_HOME", None)
+        env.pop("GEMINI_CLI_TRUST_WORKSPACE", None)
+        fields = {
+            "kind": AdapterKind.GEMINI,
+            "executable": sys.executable,
+            "cwd": str(self.project),
+            "run_dir": str(self.run_dir),
+            "env": env,
+            "context": "You are agent-a. Answer briefly.",
+            "mcp": MCP,
+            "resume_conversation_id": resume,
+            "tool_timeout_s": 600.0,
+        }
+        return StructuredSpec(**{**fields, **changes})
+
+    def runs(self) -> list[dict]:
+        if not self.log.exists():
+            return []
+        lines = self.log.read_text(encoding="utf-8").splitlines()
+        return [entry for entry in map(json.loads, lines) if "argv" in entry]
+
+    def pids(self) -> list[int]:
+        if not self.log.exists():
+            return []
+        lines = self.log.read_text(encoding="utf-8").splitlines()
+        return [e.get("pid") or e["child"] for e in map(json.loads, lines)]
+
+
+def gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+async def wait_until(predicate, timeout: float = 10.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "settings.json").write_text(json.dumps(AUTH), encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "README.md").write_text("the user's project\n", encoding="utf-8")
+    return World(home=home, project=project, log=tmp_path / "fake-gemini.log")
+
+
+@pytest.fixture
+async def start(world: World):
+    """Starts sessions on the fake; at teardown shuts them down and checks no process is left."""
+    sessions = []
+
+    async def start_session(spec: StructuredSpec, program=PROGRAM):
+        session = await start_gemini_session(spec, program=program)
+        sessions.append(session)
+        return session
+
+    yield start_session
+    for session in sessions:
+        await session.shutdown()
+        assert session.pids() == []
+    assert [pid for pid in world.pids() if not gone(pid)] == []
+
+
+@pytest.fixture
+async def make_session(world: World, start):
+    async def make(resume: str | None = None):
+        return await start(world.spec(resume=resume))
+
+    return make
+
+
+class TestGeminiWithFake(AgentSessionContract):
+    pass
+
+
+async def test_settings_and_context_land_in_the_run_dir_only(world: World, start):
+    before = tree(world.project)
+    session = await start(world.spec(model="gemini-2.5-flash"))
+    assert await session.send_blocking("first", timeout=30) == "echo: first"
+    assert await session.send_blocking("second", timeout=30) == "echo: second"
+
+    outside = {k: v for k, v in tree(world.project).items() if not k.startswith(".ideai")}
+    assert outside == before
+    assert not (world.project / ".gemini").exists()
+    assert not (world.project / "GEMINI.md").exists()
+
+    settings = json.loads((world.run_dir / ".gemini" / "settings.json").read_text("utf-8"))
+    assert settings["mcpServers"] == {
+        "idea": {
+            "command": "/opt/idea/idea",
+            "args": ["mcp-server", "--endpoint", "/tmp/idea.sock", "--requester", "agent-a"],
+            "env": {"IDEA_TRACE": "1"},
+            "trust": True,
+            "timeout": 660_000,
+        }
+    }
+    assert settings["context"]["includeDirectories"] == [str(world.project)]
+    context = (world.run_dir / "GEMINI.md").read_text("utf-8")
+    assert "You are agent-a. Answer briefly." in context
+    assert str(world.project) in context
+
+    first, second = world.runs()
+    for run in (first, second):
+        assert run["cwd"] == str(world.run_dir)
+        assert run["idea_server"] == settings["mcpServers"]["idea"]
+        assert run["include_directories"] == [str(world.project)]
+        assert run["context_files"] == {str(world.run_dir / "GEMINI.md"): context}
+        assert "--output-format=stream-json" in run["argv"]
+        assert "--model=gemini-2.5-flash" in run["argv"]
+    assert first["argv"][0] == "--prompt=first"
+    assert f"--session-id={session.conversation_id}" in first["argv"]
+    assert f"--resume={session.conversation_id}" in second["argv"]
+    assert second["history"] == [
+        {"role": "user", "content": "first"},
+        {"role": "model", "content": "echo: first"},
+    ]
+
+
+async def test_the_projects_own_settings_are_merged_never_written(world: World, start):
+    own = world.project / ".gemini" / "settings.json"
+    own.parent.mkdir()
+    own.write_text(
+        "{\n  // the user's servers\n"
+        '  "mcpServers": {"mine": {"command": "/usr/bin/mine", "args": ["--url=http://x"]},\n'
+        '                 "idea": {"command": "/somewhere/else"}},\n'
+        "  /* their context */\n"
+        '  "context": {"fileName": "AGENTS.md", "includeDirectories": ["docs"]},\n'
+        '  "ui": {"theme": "GitHub"}\n}\n',
+        encoding="utf-8",
+    )
+    (world.project / "AGENTS.md").write_text("project rules\n", encoding="utf-8")
+    before = tree(world.project)
+
+    session = await start(world.spec())
+    assert await session.send_blocking("hello", timeout=30) == "echo: hello"
+
+    assert {k: v for k, v in tree(world.project).items() if not k.startswith(".ideai")} == before
+    settings = json.loads((world.run_dir / ".gemini" / "settings.json").read_text("utf-8"))
+    assert settings["mcpServers"]["mine"] == {
+        "command": "/usr/bin/mine",
+        "args": ["--url=http://x"],
+    }
+    assert settings["mcpServers"]["idea"]["command"] == MCP.command
+    assert settings["ui"] == {"theme": "GitHub"}
+    assert settings["context"] == {
+        "fileName": ["AGENTS.md", "GEMINI.md"],
+        "includeDirectories": [str(world.project / "docs"), str(world.project)],
+    }
+    (run,) = world.runs()
+    assert run["mcp_servers"] == ["idea", "mine"]
+    assert set(run["context_files"]) == {
+        str(world.run_dir / "GEMINI.md"),
+        str(world.project / "AGENTS.md"),
+    }
+
+
+async def test_no_mcp_declares_no_server(world: World, start):
+    session = await start(world.spec(mcp=None, context=""))
+    assert await session.send_blocking("hi", timeout=30) == "echo: hi"
+    (run,) = world.runs()
+    assert run["idea_server"] is None
+    assert run["include_directories"] == [str(world.project)]
+
+
+async def test_tool_calls_and_warnings_flow_as_events(world: World, start):
+    session = await start(world.spec())
+    events = [event async for event in session.send("TOOL and WARN")]
+    assert events[0] == ToolUse("mcp_idea_ping__mcp_idea_ping_1_0", "mcp_idea_ping", {})
+    assert events[1] == ToolResult("mcp_idea_ping__mcp_idea_ping_1_0", "pong")
+    assert all(isinstance(e, TextDelta) for e in events[2:-1])
+    assert events[-1] == TurnFinished(
+        "echo: TOOL and WARN", conversation_id=session.conversation_id
+    )
+
+
+@pytest.mark.skipif(not shutil.which("env"), reason="needs env(1) to hide the trust variable")
+async def test_untrusted_folder_exit_55_is_agent_failed(world: World, start):
+    hide_trust = (shutil.which("env"), "-u", "GEMINI_CLI_TRUST_WORKSPACE", *PROGRAM)
+    session = await start(world.spec(), program=hide_trust)
+    with pytest.raises(AgentFailed) as err:
+        await session.send_blocking("hi", timeout=30)
+    message = err.value.message
+    assert "untrusted folder (exit code 55)" in message
+    assert "GEMINI_CLI_TRUST_WORKSPACE=true" in message
+    assert "\x1b[" not in message
+    assert session.alive
+
+
+async def test_missing_auth_exit_41_is_agent_failed_and_the_next_turn_recovers(world: World, start):
+    settings = world.home / ".gemini" / "settings.json"
+    settings.write_text("{}", encoding="utf-8")
+    session = await start(world.spec())
+    with pytest.raises(AgentFailed) as err:
+        await session.send_blocking("hi", timeout=30)
+    assert "could not authenticate" in err.value.message
+    assert "exit code 41" in err.value.message
+    assert "Invalid auth method selected." in err.value.message
+
+    settings.write_text(json.dumps(AUTH), encoding="utf-8")
+    assert await session.send_blocking("again", timeout=30) == "echo: again"
+
+
+async def test_a_first_turn_killed_before_init_is_retried_under_a_fresh_id(world: World, start):
+    session = await start(world.spec())
+    with pytest.raises(IdeaTimeout):
+        await session.send_blocking("HANG_BEFORE_INIT", timeout=1.0)
+    assert await session.send_blocking("after", timeout=30) == "echo: after"
+    hung, refused, fresh = world.runs()
+    first_id = hung["session_id"]
+    assert f"--session-id={first_id}" in hung["argv"]
+    assert f"--resume={first_id}" in refused["argv"]
+    assert refused["history"] == []  # its session exists but holds nothing to resume
+    assert fresh["session_id"] != first_id
+    assert f"--session-id={fresh['session_id']}" in fresh["argv"]
+    assert session.conversation_id == fresh["session_id"]
+    assert await session.send_blocking("third", timeout=30) == "echo: third"
+    assert world.runs()[-1]["history"][-1] == {"role": "model", "content": "echo: after"}
+
+
+async def test_resuming_a_session_the_cli_does_not_know_starts_a_new_one(world: World, start):
+    lost = "00000000-0000-4000-8000-000000000000"
+    session = await start(world.spec(resume=lost))
+    assert session.conversation_id == lost
+    assert await session.send_blocking("hi", timeout=30) == "echo: hi"
+    assert session.conversation_id not in (None, lost)
+
+
+async def test_shutdown_mid_turn_kills_the_whole_tree(world: World, start):
+    session = await start(world.spec())
+    turn = asyncio.create_task(session.send_blocking("SLOW", timeout=30))
+    await wait_until(lambda: any("child" in e for e in map(json.loads, _lines(world.log))))
+    (pid,) = session.pids()
+    child = next(json.loads(x)["child"] for x in _lines(world.log) if "child" in x)
+    await session.shutdown()
+    with pytest.raises(Unavailable):
+        await turn
+    assert session.pids() == []
+    assert gone(pid)
+    assert gone(child)
+
+
+async def test_empty_prompt_is_invalid(world: World, start):
+    session = await start(world.spec())
+    with pytest.raises(Invalid):
+        await session.send_blocking("  ", timeout=5)
+    assert world.runs() == []
+
+
+async def test_a_missing_cli_is_unavailable(world: World):
+    spec = world.spec(executable=str(world.project / "no-such-gemini"))
+    with pytest.raises(Unavailable) as err:
+        await start_gemini_session(spec)
+    assert "no-such-gemini" in err.value.message
+
+
+def test_the_fake_refuses_a_reused_session_id_like_the_real_cli(world: World, tmp_path: Path):
+    env = {**world.spec().env, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    argv = [*PROGRAM, "--prompt=hi", "--output-format=stream-json", f"--session-id={SESSION}"]
+    first = subprocess.run(
+        argv, cwd=tmp_path, env=env, capture_output=True, timeout=30, check=False
+    )
+    assert first.returncode == 0
+    again = subprocess.run(
+        argv, cwd=tmp_path, env=env, capture_output=True, timeout=30, check=False
+    )
+    assert again.returncode == 42
+    assert again.stdout == b""
+    assert (
+        f'Session ID "{SESSION}" already exists. Use --resume to resume it'.encode() in again.stderr
+    )
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []

@@ -1,0 +1,240 @@
+"""AskAgent, row by row (DESIGN.md §6), plus FIFO/parallelism and cycle detection."""
+
+import asyncio
+import itertools
+
+import pytest
+
+from idea.application.ask_agent import AskAgent
+from idea.application.event_bus import EventBus
+from idea.application.launch_agent import LaunchAgent, LaunchRequest
+from idea.application.live_sessions import LiveSessions
+from idea.application.stop_agent import StopAgent
+from idea.domain.agent import Agent
+from idea.domain.errors import Conflict, IdeaTimeout, Invalid, NotFound
+from idea.domain.events import AgentReplied
+from idea.domain.profile import Mode
+from tests.fakes.clock import FakeClock
+from tests.fakes.fake_agent_session import FakeAgentSession
+from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.fakes.memory_stores import InMemoryAgentStore, InMemoryProfileStore
+
+NAMES = ["a", "b", "c", "d", "sh"]
+
+
+class TimedSession(FakeAgentSession):
+    """Turns take a little simulated work; records intervals and checks no turn overlaps."""
+
+    log: list[tuple[str, str, float, float]] = []  # (agent, prompt, start, end)
+    active: dict[str, int] = {}
+    hold: dict[str, asyncio.Event] = {}
+    ask_from: dict[str, tuple[str, str]] = {}  # agent -> (target, task) it asks during its turn
+    world = None
+
+    async def _run(self, prompt):
+        loop = asyncio.get_running_loop()
+        self.active[self.name] = self.active.get(self.name, 0) + 1
+        assert self.active[self.name] == 1, f"{self.name} got overlapping turns"
+        start = loop.time()
+        try:
+            if "SLOW" in prompt:
+                await asyncio.Event().wait()
+            if self.name in self.hold:
+                await self.hold[self.name].wait()
+            if self.name in self.ask_from:
+                target, task = self.ask_from[self.name]
+                try:
+                    answer = await self.world.ask(target, task, requester_id=f"id-{self.name}")
+                except Conflict as exc:
+                    answer = f"CONFLICT {exc.message}"
+                prompt = f"{prompt} <- {answer}"
+            for _ in range(3):
+                await asyncio.sleep(0.002)  # simulated work, not synchronisation
+        finally:
+            self.active[self.name] -= 1
+        self.log.append((self.name, prompt, start, loop.time()))
+        self.reply = lambda p, text=prompt: f"{self.name}: {text}"
+        await super()._run(prompt)
+
+
+class World:
+    def __init__(self, queue_cap_s=900.0):
+        TimedSession.log = []
+        TimedSession.active = {}
+        TimedSession.hold = {}
+        TimedSession.ask_from = {}
+        TimedSession.world = self
+        agents = [Agent(id=f"id-{n}", name=n, profile="claude") for n in NAMES[:-1]]
+        agents.append(Agent(id="id-sh", name="sh", profile="shell"))
+        self.agents = InMemoryAgentStore(*agents)
+        self.sessions = LiveSessions()
+        self.starter = FakeSessionStarter(TimedSession)
+        self.bus = EventBus()
+        self.events = []
+        self.bus.subscribe(self.events.append)
+        self.launch = LaunchAgent(
+            self.agents, InMemoryProfileStore(), self.sessions, self.starter, self.bus, FakeClock()
+        )
+        self.ask = AskAgent(
+            self.agents, self.sessions, self.launch, self.bus, queue_cap_s=queue_cap_s
+        )
+        self.stop = StopAgent(self.agents, self.sessions, self.bus)
+
+
+@pytest.fixture
+async def world():
+    w = World()
+    yield w
+    await w.ask.close()
+    await w.stop.stop_all("test over")
+
+
+async def test_unknown_target(world):
+    with pytest.raises(NotFound):
+        await world.ask("ghost", "hi")
+
+
+async def test_dead_target_is_launched_structured_then_asked(world):
+    assert await world.ask("a", "hello") == "a: hello"
+    assert world.starter.starts == [("a", "structured", None)]
+    assert world.sessions.host_node("id-a") is None  # background
+    assert await world.ask("a", "again") == "a: again"
+    assert len(world.starter.starts) == 1
+
+
+async def test_terminal_target_is_invalid_not_acknowledged(world):
+    await world.launch(LaunchRequest("a", node_id="n1", mode=Mode.TERMINAL))
+    with pytest.raises(Invalid) as err:
+        await world.ask("a", "hi")
+    assert "terminal" in err.value.message
+
+
+async def test_terminal_only_profile_is_invalid(world):
+    with pytest.raises(Invalid):
+        await world.ask("sh", "hi")
+
+
+async def test_success_publishes_agent_replied_with_requester(world):
+    await world.ask("a", "x", requester_id="id-b")
+    replied = [e for e in world.events if isinstance(e, AgentReplied)]
+    assert len(replied) == 1
+    assert replied[0].agent_id == "id-a"
+    assert replied[0].requester_id == "id-b"
+
+
+async def test_fifo_no_overlap_and_arrival_order(world):
+    tasks = [asyncio.create_task(world.ask("a", f"t{i}")) for i in range(12)]
+    replies = await asyncio.gather(*tasks)
+    assert replies == [f"a: t{i}" for i in range(12)]
+    order = [prompt for agent, prompt, _, _ in TimedSession.log if agent == "a"]
+    assert order == [f"t{i}" for i in range(12)]
+    intervals = sorted((s, e) for agent, _, s, e in TimedSession.log if agent == "a")
+    assert all(prev[1] <= nxt[0] for prev, nxt in itertools.pairwise(intervals))
+
+
+async def test_different_agents_run_in_parallel(world):
+    await asyncio.gather(*(world.ask(n, "p") for n in ("a", "b", "c")))
+    spans = {agent: (s, e) for agent, _, s, e in TimedSession.log}
+    latest_start = max(s for s, _ in spans.values())
+    earliest_end = min(e for _, e in spans.values())
+    assert latest_start < earliest_end  # all three were in their turn at the same moment
+
+
+async def test_timeout_keeps_target_alive_and_queue_moves_on(world):
+    slow = asyncio.create_task(world.ask("a", "SLOW", timeout_s=0.5))
+    queued = asyncio.create_task(world.ask("a", "next"))
+    with pytest.raises(IdeaTimeout):
+        await slow
+    assert await queued == "a: next"
+    session = world.sessions.structured_session("id-a")
+    assert session is not None
+    assert session.alive
+    assert session.closed_count == 0
+
+
+async def test_queue_cap_times_out_waiting_in_line():
+    w = World(queue_cap_s=0.2)
+    try:
+        TimedSession.hold["a"] = asyncio.Event()
+        first = asyncio.create_task(w.ask("a", "first"))
+        while w.ask.queue_length("id-a") < 1:
+            await asyncio.sleep(0)
+        with pytest.raises(IdeaTimeout) as err:
+            await w.ask("a", "second")
+        assert "queue" in err.value.message
+        TimedSession.hold["a"].set()
+        assert await first == "a: first"
+    finally:
+        await w.ask.close()
+        await w.stop.stop_all("test over")
+
+
+async def test_progress_reports_position_and_working(world):
+    TimedSession.hold["a"] = asyncio.Event()
+    first = asyncio.create_task(world.ask("a", "one"))
+    seen = []
+    second = asyncio.create_task(world.ask("a", "two", progress=seen.append))
+    while not any(p.position == 1 for p in seen):
+        await asyncio.sleep(0)
+    assert seen[-1].target_working
+    TimedSession.hold["a"].set()
+    await asyncio.gather(first, second)
+    assert seen[-1].position == 0
+
+
+async def test_cancelled_waiter_leaves_the_queue(world):
+    TimedSession.hold["a"] = asyncio.Event()
+    first = asyncio.create_task(world.ask("a", "one"))
+    second = asyncio.create_task(world.ask("a", "two"))
+    while world.ask.queue_length("id-a") < 2:
+        await asyncio.sleep(0)
+    second.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await second
+    assert world.ask.queue_length("id-a") == 1
+    TimedSession.hold["a"].set()
+    await first
+    assert [p for agent, p, _, _ in TimedSession.log if agent == "a"] == ["one"]
+
+
+async def test_cancelled_running_ask_interrupts_the_turn(world):
+    running = asyncio.create_task(world.ask("a", "SLOW"))
+    while world.sessions.structured_session("id-a") is None or not (
+        world.sessions.structured_session("id-a").busy
+    ):
+        await asyncio.sleep(0)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert await world.ask("a", "after") == "a: after"
+    assert world.sessions.structured_session("id-a").interrupts >= 1
+
+
+async def test_two_agent_cycle_fails_at_once(world):
+    TimedSession.ask_from["a"] = ("b", "help me")
+    TimedSession.ask_from["b"] = ("a", "and you help me")
+    reply = await world.ask("a", "start")
+    assert "CONFLICT" in reply
+    assert "b → a → b" in reply  # named from the ask that closes it
+
+
+async def test_three_agent_cycle_fails_at_once(world):
+    TimedSession.ask_from["a"] = ("b", "x")
+    TimedSession.ask_from["b"] = ("c", "y")
+    TimedSession.ask_from["c"] = ("a", "z")
+    reply = await world.ask("a", "start")
+    assert "c → a → b → c" in reply
+
+
+async def test_self_ask_is_a_cycle(world):
+    with pytest.raises(Conflict):
+        await world.ask("a", "me", requester_id="id-a")
+
+
+async def test_fan_out_is_not_a_cycle(world):
+    TimedSession.hold["b"] = asyncio.Event()
+    one = asyncio.create_task(world.ask("b", "x", requester_id="id-a"))
+    two = asyncio.create_task(world.ask("c", "y", requester_id="id-a"))
+    assert await two == "c: y"
+    TimedSession.hold["b"].set()
+    assert await one == "b: x"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from idea.application.session_ports import (
@@ -30,19 +29,12 @@ from idea.infrastructure.cli_detection import resolve_executable
 from idea.infrastructure.mcp_declaration import mcp_server_entry, server_json, write_declaration
 from idea.infrastructure.project_paths import ProjectPaths
 from idea.infrastructure.run_dir import prepare_run_dir, record_pids
+from idea.infrastructure.terminal_injection import TerminalInjection
 
 StartStructured = Callable[[StructuredSpec], Awaitable[AgentSession]]
 
 DECLARATION_FILE = "mcp.json"
 CONTEXT_FILE = "CONTEXT.md"
-
-
-@dataclass(frozen=True, slots=True)
-class TerminalInjection:
-    """Extra arguments and environment that give a TUI its context and the MCP server."""
-
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
 
 
 TerminalInjector = Callable[[StructuredSpec], TerminalInjection]
@@ -77,8 +69,9 @@ class CliSessionStarter:
         injection = injector(spec) if injector else self._generic_injection(spec, profile)
         argv = (spec.executable, *profile.command[1:], *injection.args)
         env = {**spec.env, **injection.env}
+        cwd = injection.cwd or spec.cwd
         session = await self._terminals.start(
-            TerminalSpec(argv=argv, cwd=spec.cwd, env=env, rows=rows, cols=cols)
+            TerminalSpec(argv=argv, cwd=cwd, env=env, rows=rows, cols=cols)
         )
         record_pids(Path(spec.run_dir), [session.pid])
         return session

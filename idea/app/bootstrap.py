@@ -7,13 +7,10 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from idea.application.reconcile_at_open import reconcile_layouts, reconcile_live_state
 from idea.domain.builtin_profiles import builtin_profiles
 from idea.domain.errors import CorruptFile, Invalid
-from idea.domain.layout import Layouts
 from idea.domain.project import ProjectInfo
 from idea.infrastructure.agent_store import MarkdownAgentStore
-from idea.infrastructure.atomic_file import remove_stale_temps
 from idea.infrastructure.knowledge_store import MarkdownMemoryStore, MarkdownSkillStore
 from idea.infrastructure.layout_store import JsonLayoutStore
 from idea.infrastructure.live_state_store import JsonLiveStateStore
@@ -81,33 +78,3 @@ def project_services(root: Path) -> ProjectServices:
         memory=MarkdownMemoryStore(paths, clock, problems.append),
         problems=problems,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class OpenedProject:
-    services: ProjectServices
-    layouts: Layouts
-    duplicate_cells_cleared: int
-    orphan_rows_set_idle: list[str]
-
-
-def open_project(root: Path) -> OpenedProject:
-    """Open a project headless and reconcile what a previous run left (DESIGN.md §7, steps 1-2).
-
-    No session is live yet at this point, so every busy work-state row is an orphan.
-    """
-    services = project_services(root)
-    for folder in (services.paths.ideai, services.paths.agents, services.paths.memory):
-        if folder.is_dir():
-            remove_stale_temps(folder)
-    try:
-        layouts = reconcile_layouts(services.layouts)
-    except CorruptFile as exc:
-        services.problems.append(exc)
-        layouts = reconcile_layouts(services.layouts)
-    try:
-        idle = reconcile_live_state(services.live_state, lambda _agent_id: False, services.clock)
-    except CorruptFile as exc:
-        services.problems.append(exc)
-        idle = reconcile_live_state(services.live_state, lambda _agent_id: False, services.clock)
-    return OpenedProject(services, layouts.layouts, len(layouts.cleared), idle)

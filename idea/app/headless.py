@@ -1,52 +1,70 @@
-"""``idea serve``: open a project with no window, report what was opened, run until signalled.
+"""``idea serve``: a project open with no window until SIGINT/SIGTERM, then closed cleanly.
 
-Today the headless core opens the stores and reconciles what a previous run left behind (DESIGN.md
-§7 steps 1-2); sessions, the orchestrator, the file door and the UI server join it as they land.
+The core loop runs the project runtime: reconciliation at open, sessions resumed, the file door
+watching ``.ideai/orchestrator/``. Closing snapshots the running cells and stops every session.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import signal
-import threading
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 
-from idea.app.bootstrap import open_project
+from idea.app.runtime import ProjectRuntime
 
 Printer = Callable[[str], None]
 
 
 def serve_until_signalled(root: Path, out: Printer, err: Printer) -> int:
-    opened = open_project(root)
-    services = opened.services
-    info = services.info
-    out(f"IdeA project {info.name} ({info.id}) opened at {services.paths.root}")
-    agents = services.agents.all()
-    profiles = services.profiles.all()
-    out(f"profiles: {', '.join(sorted(profiles))}")
-    names = ", ".join(f"{a.name} ({a.profile})" for a in agents) or "none yet"
-    out(f"agents: {names}")
-    out(
-        f"reconciled: {opened.duplicate_cells_cleared} duplicate cell(s) cleared, "
-        f"{len(opened.orphan_rows_set_idle)} orphan work-state row(s) set idle"
-    )
-    for problem in services.problems:
-        err(f"warning: {problem.message}")
-    stop = threading.Event()
+    return asyncio.run(_serve(root, out, err))
 
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
-        stop.set()
 
-    # Handlers go in before the "running" line: whoever waits for it may signal at once.
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    out("headless core running (no UI server yet); stop with Ctrl+C or SIGTERM")
+async def _serve(root: Path, out: Printer, err: Printer) -> int:
+    stop = asyncio.Event()
+    _install_signal_handlers(stop)
+    runtime = await ProjectRuntime.open(root)
     try:
-        # A bounded wait keeps the main thread responsive to signals on every platform.
-        while not stop.wait(0.5):
-            pass
+        _print_opened(runtime, out, err)
+        out("headless core running (file door open; no UI server yet); stop with Ctrl+C or SIGTERM")
+        await stop.wait()
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        await runtime.close()
     out("closed")
     return 0
+
+
+def _install_signal_handlers(stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if sys.platform == "win32":
+            # No loop signal handlers on Windows: a plain handler hands the stop to the loop.
+            signal.signal(sig, lambda *_: loop.call_soon_threadsafe(stop.set))
+        else:
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, stop.set)
+
+
+def _print_opened(runtime: ProjectRuntime, out: Printer, err: Printer) -> None:
+    services = runtime.services
+    info = services.info
+    report = runtime.report
+    out(f"IdeA project {info.name} ({info.id}) opened at {services.paths.root}")
+    out(f"profiles: {', '.join(sorted(services.profiles.all()))}")
+    agents = services.agents.all()
+    out("agents: " + (", ".join(f"{a.name} ({a.profile})" for a in agents) or "none yet"))
+    out(
+        f"reconciled: {report.duplicate_cells_cleared} duplicate cell(s) cleared, "
+        f"{len(report.orphan_rows_set_idle)} orphan work-state row(s) set idle, "
+        f"{len(report.leftover_processes_killed)} leftover process(es) killed"
+    )
+    if report.resumed is not None:
+        names = ", ".join(r.agent.name for r in report.resumed.resumed) or "none"
+        out(f"resumed: {names}")
+        for failure in report.resumed.failed:
+            err(f"warning: could not resume agent {failure.agent_id}: {failure.error.message}")
+    for problem in services.problems:
+        err(f"warning: {problem.message}")
+    out(f"file door: {services.paths.orchestrator}")

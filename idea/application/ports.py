@@ -11,6 +11,7 @@ from typing import Protocol
 
 from idea.domain.agent import Agent
 from idea.domain.errors import CorruptFile
+from idea.domain.json_types import JsonObject
 from idea.domain.knowledge import MemoryNote, Skill
 from idea.domain.layout import Layouts
 from idea.domain.live_state import LiveState
@@ -130,4 +131,16 @@ class MemoryStore(Protocol):
 
     def delete(self, slug: str) -> None:
         """Raises ``NotFound``; rewrites ``INDEX.md``."""
+        ...
+
+
+class DelegationLog(Protocol):
+    """``.ideai/log/delegations.jsonl``: one line per processed orchestrator command."""
+
+    def append(self, record: JsonObject) -> None:
+        """Never raises: a log that cannot be written must not fail the command."""
+        ...
+
+    def recent(self, limit: int) -> list[JsonObject]:
+        """The last ``limit`` records, oldest first."""
         ...

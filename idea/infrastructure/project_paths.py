@@ -71,6 +71,14 @@ class ProjectPaths:
         return self.ideai / "log"
 
     @property
+    def delegations_log(self) -> Path:
+        return self.log / "delegations.jsonl"
+
+    @property
+    def orchestrator_done(self) -> Path:
+        return self.orchestrator / "done"
+
+    @property
     def run(self) -> Path:
         return self.ideai / "run"
 

@@ -14,11 +14,21 @@ the agent loop asking the model what to do next) consumes the next scripted repl
 final text (a ``str``) or a ``ToolCall``. After a ``ToolCall`` the CLI runs the tool and sends
 the result back in a new turn request, which consumes the next reply (usually a text).
 Auxiliary generation requests (Claude Code's title/topic helpers, Gemini's "next speaker"
-check, ...) do not consume the script: they are answered with a neutral canned reply.
+check and model routing, ...) do not consume the script: they are answered with a neutral canned
+reply (a schema-shaped JSON object when the request asks for JSON).
+
+Two more kinds of reply exist: ``Hold()`` opens the SSE stream and then sends nothing until the
+client disconnects (an interrupted turn) or the mock stops, bounded; ``Fail(message)`` answers
+HTTP 400 ``invalid_request_error`` in the provider's shape, which no CLI retries. A *reply
+function* (``MockModel(respond=...)``) computes the reply of every turn request the script does
+not cover; ``echo_reply`` answers ``echo: <prompt>``, holds prompts containing ``SLOW`` and
+fails prompts containing ``FAIL`` (the behaviour ``tests/contracts/agent_session_contract.py``
+expects of a CLI).
 
 Every request is recorded (``mock.requests``) so a test can check what the CLI sent: the tools
 it offered (``tools_offered``), the tool results (``last_tool_result``), the system prompt
-(``system_prompt``) and the user text (``last_user_text``).
+(``system_prompt``), the user text (``last_user_text``) and the prompt as typed
+(``last_prompt``, without the context blocks the CLIs add to the user message).
 
     with MockModel() as mock:
         mock.script([ToolCall("mcp__tiny__ping"), "Tool said pong."])
@@ -29,11 +39,15 @@ it offered (``tools_offered``), the tool results (``last_tool_result``), the sys
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import itertools
 import json
 import re
+import select
+import socket
 import threading
+import time
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
@@ -43,9 +57,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 __all__ = [
+    "Fail",
+    "Hold",
     "MockModel",
     "Request",
+    "Responder",
     "ToolCall",
+    "echo_reply",
+    "last_prompt",
     "last_tool_result",
     "last_user_text",
     "system_prompt",
@@ -70,7 +89,25 @@ class ToolCall:
     arguments: Mapping[str, Any] = field(default_factory=dict)
 
 
-Reply = str | ToolCall
+@dataclass(frozen=True)
+class Hold:
+    """A reply that never comes: the response's headers are sent, then the SSE stream stays open
+    without an event until the client disconnects (the CLI interrupted the turn or was killed),
+    the mock stops, or ``seconds`` pass (then the connection is closed and ``errors`` says so)."""
+
+    seconds: float = 60.0
+
+
+@dataclass(frozen=True)
+class Fail:
+    """An HTTP 400 ``invalid_request_error`` in the shape of the provider's API: not retryable,
+    so the CLI ends the turn with an error at once."""
+
+    message: str = "mock: invalid request"
+
+
+Reply = str | ToolCall | Hold | Fail
+Responder = Callable[["Request"], Reply]
 
 
 @dataclass
@@ -85,6 +122,8 @@ class Request:
     body: Any  # parsed JSON (None when there was no body)
     kind: str  # "turn" (consumed a scripted reply), "aux" (canned reply) or "other"
     reply: Reply | None = None
+    # For a ``Hold``: how it ended, "disconnected", "stopped" or "expired" (None while held).
+    released: str | None = None
 
 
 class MockModel:
@@ -95,7 +134,10 @@ class MockModel:
         replies: Iterable[Reply] = (),
         *,
         aux_text: str = "Mock auxiliary reply.",
+        respond: Responder | None = None,
     ) -> None:
+        """``respond`` computes the reply of a turn request when no scripted reply is left for
+        it (e.g. ``echo_reply``); without it such a request is an error (script exhausted)."""
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._script: deque[Reply] = deque(replies)
@@ -104,6 +146,9 @@ class MockModel:
         self._errors: list[str] = []
         self._ids = itertools.count(1)
         self.aux_text = aux_text
+        self.respond = respond
+        # Held streams wait on the read end; ``stop`` writes to the other end to release them.
+        self._release: tuple[socket.socket, socket.socket] | None = None
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -115,6 +160,7 @@ class MockModel:
         class Handler(_Handler):
             model = mock
 
+        self._release = socket.socketpair()
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
         self._server = server
@@ -125,6 +171,9 @@ class MockModel:
         return self
 
     def stop(self) -> None:
+        if self._release is not None:
+            with contextlib.suppress(OSError):
+                self._release[1].send(b"x")  # wakes every held stream (nobody reads it)
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -132,6 +181,22 @@ class MockModel:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
+        # Held streams notice the release within their select(); give them a bounded moment
+        # so their sockets are closed before the test's clean-up looks at processes.
+        deadline = time.monotonic() + 5
+        with self._changed:
+            self._changed.wait_for(
+                lambda: (
+                    not any(
+                        isinstance(r.reply, Hold) and r.released is None for r in self._requests
+                    )
+                ),
+                max(0.0, deadline - time.monotonic()),
+            )
+        if self._release is not None:
+            for end in self._release:
+                end.close()
+            self._release = None
 
     def __enter__(self) -> MockModel:
         return self.start()
@@ -194,6 +259,15 @@ class MockModel:
         with self._lock:
             return list(self._errors)
 
+    def wait_until(self, predicate: Callable[[list[Request]], bool], timeout: float = 30.0) -> None:
+        """Block until ``predicate(requests)`` holds (re-checked at every request and every
+        release of a held stream), or raise AssertionError."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: predicate(list(self._requests)), timeout):
+                raise AssertionError(
+                    f"mock: condition not met within {timeout}s\n{self.describe()}"
+                )
+
     def wait_for_turns(self, count: int, timeout: float = 30.0) -> list[Request]:
         """Block until ``count`` turn requests have arrived (or raise AssertionError)."""
         with self._changed:
@@ -206,7 +280,11 @@ class MockModel:
 
     def describe(self) -> str:
         """A short log of what was received, for assertion messages."""
-        lines = [f"{r.method} {r.path} [{r.api}/{r.kind}] -> {r.reply!r}" for r in self.requests]
+        lines = [
+            f"{r.method} {r.path} [{r.api}/{r.kind}] -> {r.reply!r}"
+            + (f" ({r.released})" if r.released else "")
+            for r in self.requests
+        ]
         lines += [f"error: {e}" for e in self.errors]
         return "\n".join(lines) or "(no requests)"
 
@@ -226,8 +304,11 @@ class MockModel:
         with self._lock:
             if self._script:
                 return self._script.popleft()
-            self._errors.append(f"script exhausted at {request.method} {request.path}")
-            return "Mock script exhausted."
+            respond = self.respond
+            if respond is None:
+                self._errors.append(f"script exhausted at {request.method} {request.path}")
+                return "Mock script exhausted."
+        return respond(request)
 
     def _record(self, request: Request) -> None:
         with self._changed:
@@ -237,6 +318,36 @@ class MockModel:
     def _error(self, message: str) -> None:
         with self._lock:
             self._errors.append(message)
+
+    def _hold(self, request: Request, connection: socket.socket, seconds: float) -> None:
+        """Wait until the client closes ``connection``, the mock stops, or ``seconds`` pass."""
+        assert self._release is not None
+        waker = self._release[0]
+        deadline = time.monotonic() + seconds
+        outcome = "expired"
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                readable, _, _ = select.select([connection, waker], [], [], remaining)
+            except (OSError, ValueError):
+                outcome = "disconnected"
+                break
+            if waker in readable:
+                outcome = "stopped"
+                break
+            if connection in readable:
+                try:
+                    data = connection.recv(4096)
+                except (ConnectionResetError, OSError):
+                    data = b""
+                if not data:
+                    outcome = "disconnected"
+                    break
+                # Anything else the client sends on a held request is ignored.
+        if outcome == "expired":
+            self._error(f"held {request.path} for {seconds:g}s without a disconnect")
+        with self._changed:
+            request.released = outcome
+            self._changed.notify_all()
 
 
 # ---- request inspection helpers ------------------------------------------------------------
@@ -364,6 +475,73 @@ def last_user_text(request: Request) -> str:
     return ""
 
 
+# Blocks the CLIs put into the user's message besides the prompt itself: Claude Code's
+# reminders, Codex's environment/AGENTS.md blocks, Gemini CLI's session context.
+_ADDED_BLOCK = re.compile(
+    r"\A\s*(?:<system-reminder>|<environment_context>|<user_instructions>|<session_context>"
+    r"|<INSTRUCTIONS>|# AGENTS\.md)"
+)
+
+
+def last_prompt(request: Request) -> str:
+    """The prompt of the newest user message as typed: its last text part that is neither a
+    tool result nor a context block the CLI added ("" if there is none).
+
+    Gemini CLI sends a ``<session_context>`` part in the same user message as the prompt, Claude
+    Code may add ``<system-reminder>`` blocks and Codex ``<environment_context>`` messages;
+    after an interrupted or failed turn the previous prompt may share the message, the newest
+    prompt being its last part.
+    """
+    body = request.body if isinstance(request.body, dict) else {}
+    if request.api == "anthropic":
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        candidates = [m.get("content") for m in messages if m.get("role") == "user"]
+    elif request.api == "openai":
+        items = [i for i in body.get("input") or [] if isinstance(i, dict)]
+        candidates = [i.get("content") for i in items if i.get("role") == "user"]
+    elif request.api == "gemini":
+        contents = [c for c in body.get("contents") or [] if isinstance(c, dict)]
+        candidates = [c.get("parts") for c in contents if c.get("role") == "user"]
+    else:
+        return ""
+    for content in reversed(candidates):
+        texts = [t for t in _prompt_parts(content) if not _ADDED_BLOCK.match(t)]
+        if texts:
+            return texts[-1]
+    return ""
+
+
+def _prompt_parts(content: Any) -> list[str]:
+    """The plain text parts of one user message (tool results and function responses skipped)."""
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    out = []
+    for part in content:
+        if isinstance(part, str):
+            out.append(part)
+        elif (
+            isinstance(part, dict)
+            and part.get("type") in {None, "text", "input_text"}
+            and isinstance(part.get("text"), str)
+            and not part.get("thought")
+        ):
+            out.append(part["text"])
+    return out
+
+
+def echo_reply(request: Request) -> Reply:
+    """The contract CLI's behaviour: ``echo: <prompt>``; a prompt containing ``SLOW`` is held
+    until the client gives up; one containing ``FAIL`` gets a non-retryable HTTP 400."""
+    prompt = last_prompt(request)
+    if "SLOW" in prompt:
+        return Hold()
+    if "FAIL" in prompt:
+        return Fail(f"mock: refusing the prompt {prompt!r}")
+    return f"echo: {prompt}"
+
+
 def _text_of(value: Any) -> str:
     """Concatenate the text of a string, a content block, or a list of blocks/parts."""
     if value is None:
@@ -458,6 +636,27 @@ class _Handler(BaseHTTPRequestHandler):
             out.append(f"{prefix}data: {json.dumps(data)}\n\n")
         self._send(200, "".join(out).encode(), "text/event-stream; charset=utf-8")
 
+    def _special(self, api: str, request: Request) -> bool:
+        """Answer a ``Hold`` or a ``Fail`` reply; False for an ordinary reply."""
+        reply = request.reply
+        if isinstance(reply, Fail):
+            self._json(_error_body(api, reply.message), 400)
+            return True
+        if not isinstance(reply, Hold):
+            return False
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client went away already: the hold below ends at once
+        self.model._hold(request, self.connection, reply.seconds)
+        return True
+
     def _request(self, api: str, kind: str, body: Any) -> Request:
         split = urlsplit(self.path)
         return Request(
@@ -524,6 +723,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.model._error(f"tool {reply.name!r} called but not offered by the CLI")
         request.reply = reply
         self.model._record(request)
+        if self._special("anthropic", request):
+            return
+        assert not isinstance(reply, Hold | Fail)
 
         n = self.model._next_id()
         model = body.get("model") or MODEL
@@ -603,6 +805,9 @@ class _Handler(BaseHTTPRequestHandler):
         reply: Reply = self.model._take_reply(request) if is_turn else self.model.aux_text
         request.reply = reply
         self.model._record(request)
+        if self._special("openai", request):
+            return
+        assert not isinstance(reply, Hold | Fail)
 
         n = self.model._next_id()
         response_id = f"resp_mock_{n}"
@@ -709,6 +914,9 @@ class _Handler(BaseHTTPRequestHandler):
             reply = _gemini_aux_reply(body, self.model.aux_text)
         request.reply = reply
         self.model._record(request)
+        if self._special("gemini", request):
+            return
+        assert not isinstance(reply, Hold | Fail)
 
         if isinstance(reply, ToolCall):
             part: dict[str, Any] = {
@@ -743,18 +951,39 @@ def _gemini_aux_reply(body: dict[str, Any], text: str) -> str:
         properties = (schema or {}).get("properties") or {}
         answer: dict[str, Any] = {}
         for key, spec in properties.items():
+            kind = str(spec.get("type", "")).lower() if isinstance(spec, dict) else ""
             if key == "next_speaker":
                 answer[key] = "user"
+            elif key == "complexity_score":
+                # The model router's classifier (Gemini 3 models): an INTEGER schema, but the
+                # CLI validates 1..100 (a 0 or a string gives a ZodError stack on stderr).
+                answer[key] = 1
             elif isinstance(spec, dict) and spec.get("enum"):
                 answer[key] = spec["enum"][0]
-            elif isinstance(spec, dict) and spec.get("type") in {"boolean", "BOOLEAN"}:
+            elif kind == "boolean":
                 answer[key] = False
-            elif isinstance(spec, dict) and spec.get("type") in {"number", "integer", "NUMBER"}:
+            elif kind in {"number", "integer"}:
                 answer[key] = 0
             else:
                 answer[key] = "mock"
         return json.dumps(answer)
     return text
+
+
+def _error_body(api: str, message: str) -> dict[str, Any]:
+    """An HTTP 400 body as each provider shapes it."""
+    if api == "anthropic":
+        return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    if api == "gemini":
+        return {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
+    return {
+        "error": {
+            "type": "invalid_request_error",
+            "message": message,
+            "param": None,
+            "code": None,
+        }
+    }
 
 
 def _estimate_tokens(body: Any) -> int:

@@ -1,0 +1,113 @@
+"""The work-state board: an agent sets its OWN row; anyone reads the whole board.
+
+Self-only is a rule of the doors' identity: the row written is always the requester's, and a
+request without an agent identity is FORBIDDEN. System acts (reconciliation at open, the record of
+a delegation) go to the store directly and never through ``set_work_state``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from idea.application.event_bus import EventPublisher
+from idea.application.live_sessions import LiveSessions
+from idea.application.ports import AgentStore, Clock, LiveStateStore
+from idea.domain.commands import SetWorkState
+from idea.domain.errors import Forbidden, NotFound
+from idea.domain.events import LiveStateChanged
+from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.live_state import LiveRow, LiveState, Status
+
+
+def set_work_state(
+    command: SetWorkState,
+    requester_id: str | None,
+    agents: AgentStore,
+    store: LiveStateStore,
+    events: EventPublisher,
+    clock: Clock,
+) -> LiveRow:
+    """Raises ``Forbidden`` when the requester is not an agent of the project."""
+    if requester_id is None:
+        raise Forbidden(
+            "workstate.set is for an agent's own row: the request has no agent identity"
+        )
+    try:
+        agents.get_by_id(requester_id)
+    except NotFound:
+        raise Forbidden(f"workstate.set: {requester_id} is not an agent of this project") from None
+    now = clock.now_ms()
+
+    def change(state: LiveState) -> LiveState:
+        current = state.rows.get(requester_id)
+        row = LiveRow(
+            agent_id=requester_id,
+            status=command.status,
+            updated_at_ms=max(now, current.updated_at_ms + 1) if current else now,
+            intent=command.intent,
+            ticket=command.ticket,
+            progress=command.progress,
+            last_delegation=current.last_delegation if current else None,
+            extra=current.extra if current else {},
+        )
+        return state.merge(row)
+
+    after = store.update(change)
+    events.publish(LiveStateChanged(requester_id, command.status))
+    return after.rows[requester_id]
+
+
+def record_delegation(
+    store: LiveStateStore,
+    requester_id: str,
+    delegation: JsonObject,
+    clock: Clock,
+) -> None:
+    """System act: note on the requester's row whom it last delegated to, and how it went."""
+    now = clock.now_ms()
+
+    def change(state: LiveState) -> LiveState:
+        current = state.rows.get(requester_id)
+        row = (
+            replace(
+                current,
+                last_delegation=delegation,
+                updated_at_ms=max(now, current.updated_at_ms + 1),
+            )
+            if current is not None
+            else LiveRow(requester_id, Status.IDLE, now, last_delegation=delegation)
+        )
+        return state.merge(row)
+
+    store.update(change)
+
+
+def board(
+    agents: AgentStore,
+    store: LiveStateStore,
+    sessions: LiveSessions,
+    queue_length: dict[str, int],
+) -> JsonObject:
+    """Every agent with its row (idle if it has none), liveness, mode and queued asks."""
+    state = store.load()
+    live = {a.agent_id: a for a in sessions.live_agents()}
+    rows: list[JsonValue] = []
+    for agent in agents.all():
+        row = state.rows.get(agent.id)
+        running = live.get(agent.id)
+        entry: JsonObject = {
+            "agent_id": agent.id,
+            "name": agent.name,
+            "status": row.status.value if row else Status.IDLE.value,
+            "intent": row.intent if row else None,
+            "ticket": row.ticket if row else None,
+            "progress": row.progress if row else None,
+            "last_delegation": row.last_delegation if row else None,
+            "updated_at_ms": row.updated_at_ms if row else None,
+            "live": running is not None,
+            "mode": running.mode.value if running else None,
+            "node_id": running.node_id if running else None,
+            "queued": queue_length.get(agent.id, 0),
+        }
+        rows.append(entry)
+    return {"agents": rows}

@@ -1,0 +1,175 @@
+"""dispatch: every action, the processed event and the log line, whatever the outcome."""
+
+import pytest
+
+from idea.application.ask_agent import AskAgent
+from idea.application.event_bus import EventBus
+from idea.application.launch_agent import LaunchAgent, LaunchRequest
+from idea.application.live_sessions import LiveSessions
+from idea.application.orchestrator_service import OrchestratorService
+from idea.application.stop_agent import StopAgent
+from idea.domain import commands as c
+from idea.domain.agent import Agent
+from idea.domain.errors import Forbidden, MissingField, NotFound
+from idea.domain.events import OrchestratorRequestProcessed
+from idea.domain.live_state import Status
+from idea.domain.orchestrator_request import validate_request
+from tests.fakes.clock import FakeClock, SequentialIds
+from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.fakes.memory_log import MemoryDelegationLog
+from tests.fakes.memory_stores import (
+    InMemoryAgentStore,
+    InMemoryLiveStateStore,
+    InMemoryProfileStore,
+    InMemorySkillStore,
+)
+
+
+class World:
+    def __init__(self):
+        self.agents = InMemoryAgentStore(
+            Agent(id="id-a", name="a", profile="claude", context="old"),
+            Agent(id="id-b", name="b", profile="claude"),
+        )
+        self.skills = InMemorySkillStore()
+        self.live = InMemoryLiveStateStore()
+        self.sessions = LiveSessions()
+        self.starter = FakeSessionStarter()
+        self.bus = EventBus()
+        self.events = []
+        self.bus.subscribe(self.events.append)
+        self.log = MemoryDelegationLog()
+        self.clock = FakeClock()
+        profiles = InMemoryProfileStore()
+        self.launch = LaunchAgent(
+            self.agents, profiles, self.sessions, self.starter, self.bus, self.clock
+        )
+        self.stop = StopAgent(self.agents, self.sessions, self.bus)
+        self.ask = AskAgent(self.agents, self.sessions, self.launch, self.bus)
+        self.service = OrchestratorService(
+            self.agents,
+            profiles,
+            self.skills,
+            self.live,
+            self.sessions,
+            self.launch,
+            self.stop,
+            self.ask,
+            self.bus,
+            self.log,
+            self.clock,
+            SequentialIds("new"),
+        )
+
+    async def wire(self, obj, source=c.Source.UI, requester=None):
+        return await self.service.dispatch(validate_request(obj), source, requester)
+
+    def processed(self):
+        return [e for e in self.events if isinstance(e, OrchestratorRequestProcessed)]
+
+
+@pytest.fixture
+async def world():
+    w = World()
+    yield w
+    await w.ask.close()
+    await w.stop.stop_all("test over")
+
+
+async def test_ask_returns_reply_logs_and_records_the_delegation(world):
+    out = await world.wire(
+        {"action": "agent.message", "targetAgent": "b", "task": "do it"}, c.Source.MCP, "id-a"
+    )
+    assert out.reply == "echo: do it"
+    (event,) = world.processed()
+    assert (event.source, event.requester_id, event.action, event.target, event.ok) == (
+        c.Source.MCP,
+        "id-a",
+        "agent.message",
+        "b",
+        True,
+    )
+    (line,) = world.log.records
+    assert line["prompt_chars"] == len("do it")
+    assert line["reply"] == "echo: do it"
+    assert line["ok"] is True
+    assert world.live.state.rows["id-a"].last_delegation["target"] == "b"
+
+
+async def test_failure_is_processed_and_logged_with_its_code(world):
+    with pytest.raises(NotFound):
+        await world.wire({"action": "agent.message", "targetAgent": "ghost", "task": "x"})
+    (event,) = world.processed()
+    assert (event.ok, event.code) == (False, "NOT_FOUND")
+    assert world.log.records[0]["code"] == "NOT_FOUND"
+
+
+async def test_run_creates_a_new_agent_with_the_task_as_context(world):
+    out = await world.wire({"action": "agent.run", "name": "newbie", "task": "You review."})
+    assert "created" in out.detail
+    agent = world.agents.get("newbie")
+    assert agent.context == "You review."
+    assert world.sessions.is_agent_live(agent.id)
+    again = await world.wire({"action": "agent.run", "name": "newbie", "task": "ignored"})
+    assert "already running" in again.detail
+    assert world.agents.get("newbie").context == "You review."
+
+
+async def test_spawn_visible_goes_to_the_cell(world):
+    await world.wire({"action": "agent.spawn", "name": "a", "visible": True, "nodeId": "n7"})
+    assert world.sessions.host_node("id-a") == "n7"
+
+
+async def test_stop(world):
+    await world.launch(LaunchRequest("a"))
+    out = await world.wire({"action": "agent.stop", "name": "a"})
+    assert "stopped" in out.detail
+    assert not world.sessions.is_agent_live("id-a")
+    out = await world.wire({"action": "agent.stop", "name": "a"})
+    assert "not running" in out.detail
+
+
+async def test_context_update_says_when_it_applies(world):
+    out = await world.wire({"action": "agent.context.update", "name": "a", "context": "new"})
+    assert world.agents.get("a").context == "new"
+    assert "next session start" in out.detail
+    await world.launch(LaunchRequest("a"))
+    out = await world.wire({"action": "agent.context.update", "name": "a", "context": "newer"})
+    assert "restarts" in out.detail
+
+
+async def test_skill_created_then_updated(world):
+    body = {"action": "skill.create", "name": "review", "description": "d", "body": "b"}
+    assert "created" in (await world.wire(body)).detail
+    assert "updated" in (await world.wire({**body, "body": "b2"})).detail
+    assert world.skills.get("review").body == "b2"
+
+
+async def test_workstate_is_self_only(world):
+    out = await world.wire(
+        {"action": "workstate.set", "status": "working", "intent": "refactor"}, c.Source.MCP, "id-a"
+    )
+    assert "working" in out.detail
+    assert world.live.state.rows["id-a"].status is Status.WORKING
+    with pytest.raises(Forbidden) as err:
+        await world.wire({"action": "workstate.set", "status": "idle"}, c.Source.FILE, None)
+    assert err.value.code == "FORBIDDEN"
+    with pytest.raises(Forbidden):
+        await world.wire({"action": "workstate.set", "status": "idle"}, c.Source.MCP, "id-zz")
+
+
+async def test_workstate_get_lists_every_agent(world):
+    await world.wire({"action": "workstate.set", "status": "blocked"}, c.Source.MCP, "id-b")
+    await world.launch(LaunchRequest("a", node_id="n1"))
+    out = await world.wire({"action": "workstate.get"})
+    rows = {row["name"]: row for row in out.data["agents"]}
+    assert rows["b"]["status"] == "blocked"
+    assert rows["a"]["status"] == "idle"
+    assert rows["a"]["live"] is True
+    assert rows["a"]["node_id"] == "n1"
+
+
+async def test_validation_errors_name_the_field():
+    with pytest.raises(MissingField) as err:
+        validate_request({"action": "agent.message", "targetAgent": "b"})
+    assert err.value.field == "task"

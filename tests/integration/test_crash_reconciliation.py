@@ -1,0 +1,100 @@
+"""Open after a crash: a real `idea serve` is killed with SIGKILL while an agent runs, the files
+are left as a crash leaves them, and the next open repairs everything before resuming."""
+
+import json
+import os
+import signal
+import sys
+
+import psutil
+import pytest
+
+from idea.app.runtime import ProjectRuntime
+from idea.domain.agent import Agent
+from idea.domain.layout import Layouts
+from idea.infrastructure.project_paths import ProjectPaths
+from idea.infrastructure.run_dir import read_pid_records
+from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.processes import LineWatcher, spawned
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and shells")
+
+
+def crashed_layout() -> Layouts:
+    return (
+        Layouts.empty("t1", "l1")
+        .split("l1", "row", "l2", "s1")
+        .bind("l1", "id-sleeper", "terminal")
+        .bind("l2", "id-sleeper", "terminal")
+        .set_running("l1", True)
+        .set_running("l2", True)
+    )
+
+
+def write_crash_state(paths: ProjectPaths) -> None:
+    paths.layouts.write_text(json.dumps(crashed_layout().to_json()), encoding="utf-8")
+    row = {
+        "agent_id": "id-sleeper",
+        "status": "working",
+        "ticket": "T-1",
+        "intent": "sleep",
+        "last_delegation": {"target": "x"},
+        "updated_at_ms": 10**13,
+    }
+    paths.live_state.write_text(
+        json.dumps({"version": 1, "agents": {"id-sleeper": row}}), encoding="utf-8"
+    )
+
+
+@pytest.mark.timeout(90)
+async def test_open_after_sigkill_repairs_then_resumes_once(tmp_path):
+    paths = ProjectPaths(tmp_path)
+    paths.ideai.mkdir()
+    # A terminal agent whose process survives its terminal going away (ignores SIGHUP).
+    paths.profiles.write_text(
+        json.dumps(
+            {"profiles": {"sleeper": {"command": ["sh", "-c", "trap '' HUP; exec sleep 600"]}}}
+        ),
+        encoding="utf-8",
+    )
+    paths.agents.mkdir()
+    paths.agent_file("sleeper").write_text(
+        Agent(id="id-sleeper", name="sleeper", profile="sleeper").to_markdown(), encoding="utf-8"
+    )
+    write_crash_state(paths)
+
+    leftover = None
+    try:
+        with spawned([sys.executable, "-m", "idea", "serve", str(tmp_path)]) as serve:
+            out = LineWatcher(serve.stdout)
+            out.wait_for(lambda line: line.startswith("resumed:"), timeout=30)
+            assert "sleeper" in out.text()
+            (record,) = read_pid_records(paths.run_dir("sleeper"))
+            leftover = psutil.Process(record.pid)
+            serve.send_signal(signal.SIGKILL)
+            serve.wait(timeout=10)
+        assert leftover.is_running() and leftover.status() != psutil.STATUS_ZOMBIE
+        write_crash_state(paths)  # the crash left the duplicate flags and the busy row
+
+        starter = FakeSessionStarter()
+        runtime = await ProjectRuntime.open(tmp_path, starter=starter, file_door=False)
+        try:
+            report = runtime.report
+            assert report.duplicate_cells_cleared == 1
+            assert report.orphan_rows_set_idle == ["id-sleeper"]
+            assert [r.pid for r in report.leftover_processes_killed] == [record.pid]
+            assert not leftover.is_running() or leftover.status() == psutil.STATUS_ZOMBIE
+            row = runtime.services.live_state.load().rows["id-sleeper"]
+            assert (row.status.value, row.ticket, row.last_delegation, row.intent) == (
+                "idle",
+                None,
+                None,
+                "sleep",
+            )
+            assert starter.starts == [("sleeper", "terminal", None)]
+            assert runtime.sessions.host_node("id-sleeper") == "l1"
+        finally:
+            await runtime.close()
+    finally:
+        if leftover is not None and leftover.is_running():
+            os.kill(leftover.pid, signal.SIGKILL)

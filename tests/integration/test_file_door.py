@@ -1,0 +1,130 @@
+"""The file door as a script uses it: real files, real watchdog, a real runtime with fake agents."""
+
+import asyncio
+import json
+import os
+
+import pytest
+
+from idea.app.runtime import ProjectRuntime
+from idea.domain.agent import Agent
+from tests.fakes.fake_session_starter import FakeSessionStarter
+
+
+@pytest.fixture
+async def runtime(tmp_path):
+    starter = FakeSessionStarter()
+    rt = await ProjectRuntime.open(tmp_path, starter=starter)
+    rt.services.agents.save(Agent(id="id-helper", name="helper", profile="claude"))
+    yield rt
+    await rt.close()
+
+
+def write_request(folder, request_id, body):
+    """Atomic, as a well-behaved script does it."""
+    tmp = folder / f".{request_id}.tmp"
+    tmp.write_text(body if isinstance(body, str) else json.dumps(body), encoding="utf-8")
+    os.replace(tmp, folder / f"{request_id}.request.json")
+
+
+async def response(folder, request_id, timeout=15.0):
+    path = folder / f"{request_id}.response.json"
+    async with asyncio.timeout(timeout):
+        while not path.exists():
+            await asyncio.sleep(0.01)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+async def test_well_formed_request_is_answered_and_archived(runtime):
+    folder = runtime.services.paths.orchestrator
+    write_request(folder, "r1", {"action": "agent.message", "targetAgent": "helper", "task": "hi"})
+    answer = await response(folder, "r1")
+    assert answer["ok"] is True
+    assert answer["reply"] == "echo: hi"
+    assert answer["id"] == "r1"
+    assert not (folder / "r1.request.json").exists()
+    assert (folder / "done" / "r1.request.json").exists()
+    line = json.loads(runtime.services.paths.delegations_log.read_text(encoding="utf-8"))
+    assert (line["source"], line["action"], line["requester"]) == ("file", "agent.message", None)
+
+
+async def test_requester_field_naming_an_agent_is_the_requester(runtime):
+    folder = runtime.services.paths.orchestrator
+    write_request(
+        folder, "r2", {"action": "workstate.set", "status": "working", "requester": "helper"}
+    )
+    assert (await response(folder, "r2"))["ok"] is True
+    board = runtime.services.live_state.load()
+    assert board.rows["id-helper"].status.value == "working"
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "field"),
+    [
+        ("{not json", "INVALID", None),
+        ({"action": "agent.message", "targetAgent": "helper"}, "MISSING_FIELD", "task"),
+        ({"action": "agent.explode"}, "INVALID", None),
+        ({"action": "workstate.set", "status": "idle"}, "FORBIDDEN", None),
+        ([1, 2], "INVALID", None),
+    ],
+)
+async def test_bad_requests_get_an_error_response(runtime, body, code, field):
+    folder = runtime.services.paths.orchestrator
+    write_request(folder, "bad", body)
+    answer = await response(folder, "bad")
+    assert answer["ok"] is False
+    assert answer["error"]["code"] == code
+    if field:
+        assert answer["error"]["field"] == field
+    assert (folder / "done" / "bad.request.json").exists()
+
+
+async def test_a_request_written_slowly_in_pieces(runtime):
+    folder = runtime.services.paths.orchestrator
+    text = json.dumps({"action": "agent.message", "targetAgent": "helper", "task": "slowly"})
+    path = folder / "slow.request.json"
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(0, len(text), 7):
+            f.write(text[i : i + 7])
+            f.flush()
+            await asyncio.sleep(0.03)  # a slow writer, not a synchronisation
+    answer = await response(folder, "slow")
+    assert answer["reply"] == "echo: slowly"
+
+
+async def test_requests_waiting_before_open_are_answered(tmp_path):
+    folder = tmp_path / ".ideai" / "orchestrator"
+    folder.mkdir(parents=True)
+    write_request(folder, "early", {"action": "workstate.get"})
+    rt = await ProjectRuntime.open(tmp_path, starter=FakeSessionStarter())
+    try:
+        assert (await response(folder, "early"))["ok"] is True
+    finally:
+        await rt.close()
+
+
+@pytest.mark.timeout(120)
+async def test_a_flood_of_1000_requests_loses_nothing(runtime):
+    folder = runtime.services.paths.orchestrator
+    ids = [f"f{i:04d}" for i in range(1000)]
+    for i, request_id in enumerate(ids):
+        body = (
+            {"action": "agent.message", "targetAgent": "helper", "task": f"n{i}"}
+            if i % 2
+            else {"action": "workstate.get"}
+        )
+        write_request(folder, request_id, body)
+    answers = {}
+    async with asyncio.timeout(100):
+        while len(answers) < len(ids):
+            for request_id in ids:
+                path = folder / f"{request_id}.response.json"
+                if request_id not in answers and path.exists():
+                    answers[request_id] = json.loads(path.read_text(encoding="utf-8"))
+            await asyncio.sleep(0.05)
+    assert all(a["ok"] for a in answers.values())
+    assert [answers[f"f{i:04d}"]["reply"] for i in range(1, 1000, 2)] == [
+        f"echo: n{i}" for i in range(1, 1000, 2)
+    ]
+    assert len(list((folder / "done").glob("*.request.json"))) == 1000
+    assert runtime.file_door.answered == 1000

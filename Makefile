@@ -37,10 +37,13 @@ pytest: $(STAMP)
 
 test: lint types contracts pytest
 
+# Each benchmark prints its figures and ratio last.
 bench: $(STAMP)
-	$(PY) bench/store_crash_soak.py
+	$(PY) bench/asks_parallel.py
+	$(PY) bench/file_door_latency.py
 
-soak: bench
+soak: $(STAMP)
+	$(PY) bench/store_crash_soak.py
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache

@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -26,6 +27,14 @@ from idea.infrastructure.atomic_file import write_atomic
 from idea.infrastructure.json_document import encode_json
 
 log = logging.getLogger(__name__)
+
+if sys.platform.startswith("linux"):
+    from watchdog.observers.inotify_move_event_grouper import InotifyMoveEventGrouper
+
+    # watchdog holds every rename for 0.5 s to pair it with its source; the door only needs the
+    # destination of an atomic writer's rename (reported as a creation when unpaired), so the
+    # pairing delay is switched off. The file door is watchdog's only user in IdeA.
+    InotifyMoveEventGrouper.delay = 0.0
 
 REQUEST_SUFFIX = ".request.json"
 RESPONSE_SUFFIX = ".response.json"

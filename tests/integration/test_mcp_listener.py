@@ -1,0 +1,156 @@
+"""The MCP endpoint's listener: authentication, identity, isolation, lifecycle, permissions."""
+
+import asyncio
+import os
+import secrets
+import socket
+import stat
+import sys
+
+import pytest
+
+from idea.domain.errors import Conflict
+from idea.infrastructure.mcp_listener import McpListener
+from idea.protocol import loopback
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets")
+
+KEY = secrets.token_bytes(32)
+
+
+class EchoHandler:
+    """Answers every message with its reverse; records closes."""
+
+    closed: list[str] = []
+
+    def __init__(self, requester, send):
+        self.requester = requester
+        self.send = send
+
+    async def handle(self, message):
+        await self.send(self.requester.encode() + b":" + message[::-1])
+
+    async def close(self):
+        EchoHandler.closed.append(self.requester)
+
+
+@pytest.fixture
+async def listener(tmp_path):
+    endpoint = str(tmp_path / "run" / "p.sock")
+    lst = McpListener(
+        endpoint, KEY, "project-1", lambda a: a in {"agent-a", "agent-b"}, EchoHandler
+    )
+    await lst.start()
+    yield lst
+    await lst.stop()
+
+
+async def read_frame(reader):
+    header = await reader.readexactly(loopback.HEADER_BYTES)
+    return await reader.readexactly(loopback.frame_length(header))
+
+
+async def connect(endpoint, key=KEY, project="project-1", requester="agent-a"):
+    """The bridge's side of the handshake; returns (reader, writer, first message or None)."""
+    reader, writer = await asyncio.open_unix_connection(endpoint)
+    nonce_app = await read_frame(reader)
+    nonce_bridge = secrets.token_bytes(32)
+    proof = loopback.bridge_proof(key, nonce_app, nonce_bridge)
+    writer.write(loopback.encode_frame(nonce_bridge + proof))
+    try:
+        app = await asyncio.wait_for(read_frame(reader), 5)
+    except asyncio.IncompleteReadError:
+        return reader, writer, None
+    assert loopback.proofs_match(loopback.app_proof(key, nonce_app, nonce_bridge), app)
+    writer.write(loopback.encode_frame(loopback.hello(project, requester, os.getpid())))
+    return reader, writer, loopback.unpack(await asyncio.wait_for(read_frame(reader), 5))
+
+
+async def close(writer):
+    writer.close()
+    await writer.wait_closed()
+
+
+async def rpc(reader, writer, data):
+    writer.write(loopback.encode_frame(loopback.rpc(data)))
+    return loopback.unpack(await asyncio.wait_for(read_frame(reader), 5))["data"]
+
+
+async def test_authenticated_agent_is_served(listener):
+    reader, writer, first = await connect(listener.endpoint)
+    assert first == {"t": "welcome", "v": 1}
+    assert await rpc(reader, writer, b"abc") == b"agent-a:cba"
+    await close(writer)
+
+
+async def test_wrong_key_gets_nothing(listener):
+    _, writer, first = await connect(listener.endpoint, key=b"x" * 32)
+    assert first is None
+    await close(writer)
+    assert listener.accepted == 0
+
+
+@pytest.mark.parametrize(
+    ("project", "requester"), [("project-1", "stranger"), ("other-project", "agent-a")]
+)
+async def test_unknown_requester_or_project_is_rejected(listener, project, requester):
+    _, writer, first = await connect(listener.endpoint, project=project, requester=requester)
+    assert first["t"] == "reject"
+    assert first["code"] == "NOT_FOUND"
+    await close(writer)
+
+
+async def test_a_peer_leaving_affects_nobody_else(listener):
+    _, wa, _ = await connect(listener.endpoint, requester="agent-a")
+    rb, wb, _ = await connect(listener.endpoint, requester="agent-b")
+    await close(wa)
+    assert await rpc(rb, wb, b"still") == b"agent-b:llits"
+    await close(wb)
+
+
+async def test_garbage_instead_of_a_proof_is_dropped(listener):
+    reader, writer = await asyncio.open_unix_connection(listener.endpoint)
+    await read_frame(reader)
+    writer.write(b"\xff\xff\xff\xffnot a frame")
+    assert await asyncio.wait_for(reader.read(), 5) == b""
+    await close(writer)
+    _, ok_writer, first = await connect(listener.endpoint)
+    assert first["t"] == "welcome"
+    await close(ok_writer)
+
+
+async def test_permissions(listener):
+    folder = os.path.dirname(listener.endpoint)
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(listener.endpoint).st_mode) == 0o600
+
+
+async def test_stale_socket_is_replaced_and_a_live_one_is_a_conflict(tmp_path):
+    endpoint = str(tmp_path / "s" / "p.sock")
+    first = McpListener(endpoint, KEY, "p", lambda _: True, EchoHandler)
+    await first.start()
+    second = McpListener(endpoint, KEY, "p", lambda _: True, EchoHandler)
+    with pytest.raises(Conflict):
+        await second.start()
+    await first.stop()
+    assert not os.path.exists(endpoint)
+    # A crash leaves the socket file behind: the next start replaces it.
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(endpoint)
+    stale.close()
+    assert os.path.exists(endpoint)
+    await second.start()
+    _, writer, welcome = await connect(endpoint, project="p")
+    assert welcome["t"] == "welcome"
+    await close(writer)
+    await second.stop()
+
+
+async def test_stop_ends_every_connection(listener):
+    EchoHandler.closed = []
+    reader, writer, _ = await connect(listener.endpoint)
+    await listener.stop()
+    assert await asyncio.wait_for(reader.read(), 5) == b""
+    assert EchoHandler.closed == ["agent-a"]
+    assert not os.path.exists(listener.endpoint)
+    await close(writer)

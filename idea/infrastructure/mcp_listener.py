@@ -15,6 +15,7 @@ import logging
 import os
 import secrets
 import socket
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -41,6 +42,10 @@ class ConnectionHandler(Protocol):
 HandlerFactory = Callable[[str, Send], ConnectionHandler]
 
 
+class PipeServerLike(Protocol):
+    def close(self) -> None: ...
+
+
 class McpListener:
     def __init__(
         self,
@@ -56,12 +61,22 @@ class McpListener:
         self._is_agent = is_agent
         self._factory = handler_factory
         self._server: asyncio.AbstractServer | None = None
+        self._pipe: PipeServerLike | None = None
         self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
         self.accepted = 0
         self.rejected = 0
 
     async def start(self) -> None:
         """Raises ``Conflict`` if another running IdeA already serves this project."""
+        if sys.platform == "win32":
+            from idea.infrastructure.pipe_server_windows import PipeServer  # noqa: PLC0415
+
+            self._pipe = PipeServer(self.endpoint, self._on_client)
+            try:
+                self._pipe.start()
+            except OSError as exc:
+                raise Conflict(f"this project is already open in another IdeA ({exc})") from exc
+            return
         ensure_endpoint_dir(self.endpoint)
         if os.path.exists(self.endpoint):
             if _someone_listens(self.endpoint):
@@ -74,6 +89,8 @@ class McpListener:
         os.chmod(self.endpoint, 0o600)
 
     async def stop(self) -> None:
+        if self._pipe is not None:
+            self._pipe.close()
         server, self._server = self._server, None
         if server is not None:
             server.close()
@@ -89,8 +106,9 @@ class McpListener:
         if server is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(server.wait_closed(), timeout=5)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.endpoint)
+        if sys.platform != "win32":
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.endpoint)
 
     async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from idea.app.bootstrap import ProjectServices, project_services
+from idea.app.mcp_backend import RuntimeMcpBackend
 from idea.application.answer_request import answer_request, error_response
 from idea.application.ask_agent import AskAgent
 from idea.application.event_bus import EventBus
@@ -38,11 +39,14 @@ from idea.infrastructure.delegation_log import JsonlDelegationLog
 from idea.infrastructure.file_door import FileDoor
 from idea.infrastructure.gemini_session import start_gemini_session
 from idea.infrastructure.leftovers import kill_leftover_processes
+from idea.infrastructure.mcp_listener import McpListener
+from idea.infrastructure.mcp_server import McpConnection
 from idea.infrastructure.process_tree import ProcessRecord
 from idea.infrastructure.project_key import ensure_project_key
 from idea.infrastructure.session_starter import CliSessionStarter
 from idea.infrastructure.terminal_injection import TERMINAL_INJECTORS
 from idea.infrastructure.terminal_launcher import default_terminal_launcher
+from idea.protocol.endpoint import mcp_endpoint
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -108,6 +112,10 @@ class ProjectRuntime:
             s.ids,
         )
         self.file_door = FileDoor(services.paths.orchestrator, self._answer_file)
+        self.mcp_backend = RuntimeMcpBackend(
+            self.orchestrator, s.agents, s.profiles, s.live_state, self.sessions
+        )
+        self.listener: McpListener | None = None
         self.report = OpenReport()
         self._closed = False
 
@@ -127,15 +135,15 @@ class ProjectRuntime:
         services = project_services(root)
         runtime = cls(services, starter or default_starter(services, with_mcp), ask_timeout_s)
         try:
-            await runtime._open(resume=resume, file_door=file_door)
+            await runtime._open(resume=resume, file_door=file_door, mcp=with_mcp)
         except BaseException:
             await runtime.close()
             raise
         return runtime
 
-    async def _open(self, *, resume: bool, file_door: bool) -> None:
+    async def _open(self, *, resume: bool, file_door: bool, mcp: bool) -> None:
         s = self.services
-        ensure_project_key(s.paths.mcp_key)
+        key = ensure_project_key(s.paths.mcp_key)
         for folder in (s.paths.ideai, s.paths.agents, s.paths.memory):
             if folder.is_dir():
                 remove_stale_temps(folder)
@@ -150,6 +158,16 @@ class ProjectRuntime:
         self.report.leftover_processes_killed = kill_leftover_processes(s.paths)
         for problem in s.problems:
             self._quarantined(problem)
+        # The endpoint is up before any CLI starts: they connect to it at start-up.
+        if mcp:
+            self.listener = McpListener(
+                mcp_endpoint(s.info.id),
+                key,
+                s.info.id,
+                self.mcp_backend.is_agent,
+                lambda requester, send: McpConnection(self.mcp_backend, requester, send),
+            )
+            await self.listener.start()
         # §7 step 4: resume, one session per agent.
         if resume:
             self.report.resumed = await resume_sessions(layouts.layouts, s.agents, self.launch)
@@ -168,6 +186,8 @@ class ProjectRuntime:
             self._quarantined(exc)
         await self.ask.close()
         await self.stop_agent.stop_all("project closed")
+        if self.listener is not None:
+            await self.listener.stop()
 
     def layouts(self) -> Layouts:
         return self.services.layouts.load()

@@ -1,0 +1,381 @@
+"""The MCP server for ONE connection (DESIGN.md §9.4), transport-agnostic: bytes in, bytes out.
+
+Invariant: whatever a client sends, ``handle`` never raises and the connection keeps working;
+every request with a valid id gets exactly one answer echoing that id (an invalid message gets
+one error with id null), except a request the client cancelled, which gets none as the MCP spec
+asks. ``initialize``, ``ping``, ``tools/list`` and every error are answered before ``handle``
+returns; each ``tools/call`` runs in its own task, so a long ``idea_ask_agent`` never delays a
+ping, another call or the ``notifications/cancelled`` that withdraws or interrupts it.
+
+``send`` receives exactly one JSON-RPC message per call as one UTF-8 line ending with ``"\\n"``
+(the bytes of ``idea.protocol.jsonrpc.line``); calls never overlap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TypeGuard
+
+import idea
+from idea.application.ask_agent import ProgressListener
+from idea.domain.commands import AskAgent, Command
+from idea.domain.errors import IdeaError
+from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.outcome import OrchestratorOutcome
+from idea.infrastructure.mcp_tools import (
+    TOOLS,
+    TOOLS_BY_NAME,
+    ProgressReporter,
+    Tool,
+    data_result,
+    error_result,
+    outcome_result,
+)
+from idea.protocol import jsonrpc
+
+log = logging.getLogger(__name__)
+
+SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+LATEST_VERSION = SUPPORTED_VERSIONS[0]
+STRUCTURED_CONTENT_SINCE = "2025-06-18"
+PROGRESS_INTERVAL_S = 10.0
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+
+INSTRUCTIONS = (
+    "IdeA runs several coding agents on this project. idea_list_agents shows them; "
+    "idea_ask_agent delegates a task to one and returns its answer; keep your own row on the "
+    "board current with idea_workstate_set."
+)
+
+RequestId = str | int | float
+Send = Callable[[bytes], Awaitable[None]]
+
+
+class McpBackend(Protocol):
+    """What the MCP server needs from the project runtime (implemented over the orchestrator)."""
+
+    async def dispatch(
+        self, command: Command, requester_id: str, progress: ProgressListener | None
+    ) -> OrchestratorOutcome:
+        """Run ``command`` for ``requester_id`` (source MCP). Raises ``IdeaError``; cancelling
+        the caller withdraws a queued ask or interrupts a running one."""
+        ...
+
+    def list_agents(self) -> list[JsonObject]:
+        """Every agent: name, id, profile, mode, description, live, status. Raises ``IdeaError``."""
+        ...
+
+
+class _Reject(Exception):
+    """The message gets a JSON-RPC error instead of a result."""
+
+    def __init__(self, code: int, message: str, request_id: RequestId | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message, one compact line, as ``jsonrpc.line`` writes it, but NaN/Infinity are refused
+    (``ValueError``: not JSON) and a string UTF-8 cannot carry (a lone surrogate the client sent
+    as ``\\udxxx``) is escaped instead, so such an id is still echoed exactly."""
+    try:
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        text = json.dumps(message, separators=(",", ":"), allow_nan=False)
+        return text.encode("ascii") + b"\n"
+
+
+def _decode(raw: bytes) -> JsonValue:
+    def no_constants(name: str) -> JsonValue:
+        raise ValueError(f"{name} is not JSON")
+
+    try:
+        value: JsonValue = json.loads(raw.decode("utf-8-sig"), parse_constant=no_constants)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise _Reject(jsonrpc.PARSE_ERROR, f"parse error: {type(exc).__name__}") from None
+    return value
+
+
+def _valid_id(value: JsonValue) -> TypeGuard[RequestId]:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, str | int)
+
+
+def _id_key(value: RequestId) -> tuple[bool, RequestId]:
+    return (isinstance(value, str), value)  # "1" and 1 are different requests
+
+
+class McpConnection:
+    """The MCP session of one client connection; ``requester_id`` is the calling agent."""
+
+    def __init__(
+        self,
+        backend: McpBackend,
+        requester_id: str,
+        send: Send,
+        *,
+        progress_interval_s: float = PROGRESS_INTERVAL_S,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
+    ) -> None:
+        self._backend = backend
+        self._requester_id = requester_id
+        self._send = send
+        self._progress_interval_s = progress_interval_s
+        self._max_message_bytes = max_message_bytes
+        self._version = LATEST_VERSION
+        self._calls: dict[tuple[bool, RequestId], asyncio.Task[None]] = {}
+        self._writes: set[asyncio.Task[None]] = set()
+        self._write_lock = asyncio.Lock()
+        self._closed = False
+        self._broken = False
+
+    @property
+    def pending_requests(self) -> int:
+        """Tool calls still in flight."""
+        return len(self._calls)
+
+    @property
+    def protocol_version(self) -> str:
+        return self._version
+
+    async def handle(self, raw: bytes) -> None:
+        """Process one incoming message (one line, with or without its newline). Never raises."""
+        if self._closed:
+            return
+        try:
+            await self._handle(raw)
+        except Exception:  # pragma: no cover - _handle answers every failure itself
+            log.exception("mcp: message from %s dropped", self._requester_id)
+
+    async def _handle(self, raw: bytes) -> None:
+        request_id: RequestId | None = None
+        try:
+            if len(raw) > self._max_message_bytes:
+                raise _Reject(
+                    jsonrpc.INVALID_REQUEST,
+                    f"message of {len(raw)} bytes exceeds the limit of {self._max_message_bytes}",
+                )
+            if not raw.strip():
+                return  # a blank line is no message
+            message = _decode(raw)
+            parsed = self._parse(message)
+            if parsed is None:
+                return
+            method, params, request_id = parsed
+            if request_id is None:
+                self._notification(method, params)
+            else:
+                await self._request(request_id, method, params)
+        except _Reject as reject:
+            await self._emit(jsonrpc.error(reject.request_id, reject.code, reject.message))
+        except Exception:
+            log.exception("mcp: unexpected failure handling a message from %s", self._requester_id)
+            await self._emit(jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "internal error"))
+
+    async def close(self) -> None:
+        """Cancel every call in flight (queued asks are withdrawn, running ones interrupted)."""
+        self._closed = True
+        calls = list(self._calls.values())
+        for task in calls:
+            task.cancel()
+        await asyncio.gather(*calls, return_exceptions=True)
+        await asyncio.gather(*self._writes, return_exceptions=True)
+
+    # -- parsing ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _parse(message: JsonValue) -> tuple[str, JsonObject, RequestId | None] | None:
+        """(method, params, id or None for a notification); None for a message to ignore."""
+        if isinstance(message, list):
+            raise _Reject(jsonrpc.INVALID_REQUEST, "batches are not supported: one message a line")
+        if not isinstance(message, dict):
+            raise _Reject(jsonrpc.INVALID_REQUEST, "a JSON-RPC message must be an object")
+        if "method" not in message and ("result" in message or "error" in message):
+            return None  # a response; this server never sends requests
+        request_id: RequestId | None = None
+        if "id" in message:
+            raw_id = message["id"]
+            if not _valid_id(raw_id):
+                raise _Reject(jsonrpc.INVALID_REQUEST, "id must be a string or a number")
+            request_id = raw_id
+        if message.get("jsonrpc") != "2.0":
+            raise _Reject(jsonrpc.INVALID_REQUEST, 'jsonrpc must be "2.0"', request_id)
+        method = message.get("method")
+        if not isinstance(method, str):
+            raise _Reject(jsonrpc.INVALID_REQUEST, "method must be a string", request_id)
+        params = message.get("params")
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            if request_id is None:
+                return None  # a notification is never answered
+            raise _Reject(jsonrpc.INVALID_PARAMS, "params must be an object", request_id)
+        return method, params, request_id
+
+    # -- notifications and requests --------------------------------------------------------
+
+    def _notification(self, method: str, params: JsonObject) -> None:
+        if method != "notifications/cancelled":
+            return  # notifications/initialized and anything else: nothing to do
+        target = params.get("requestId")
+        if _valid_id(target):
+            task = self._calls.get(_id_key(target))
+            if task is not None:
+                task.cancel()
+
+    async def _request(self, request_id: RequestId, method: str, params: JsonObject) -> None:
+        if method == "initialize":
+            answer = self._initialize(request_id, params)
+        elif method == "ping":
+            answer = {}
+        elif method == "tools/list":
+            answer = {"tools": [tool.definition() for tool in TOOLS]}
+        elif method == "tools/call":
+            self._start_call(request_id, params)
+            return
+        else:
+            raise _Reject(jsonrpc.METHOD_NOT_FOUND, f"method not found: {method}", request_id)
+        await self._emit(jsonrpc.result(request_id, answer))
+
+    def _initialize(self, request_id: RequestId, params: JsonObject) -> JsonObject:
+        asked = params.get("protocolVersion", LATEST_VERSION)
+        if not isinstance(asked, str):
+            raise _Reject(jsonrpc.INVALID_PARAMS, "protocolVersion must be a string", request_id)
+        self._version = asked if asked in SUPPORTED_VERSIONS else LATEST_VERSION
+        return {
+            "protocolVersion": self._version,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": {"name": "idea", "version": idea.__version__},
+            "instructions": INSTRUCTIONS,
+        }
+
+    def _start_call(self, request_id: RequestId, params: JsonObject) -> None:
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise _Reject(jsonrpc.INVALID_PARAMS, "params.name must be a string", request_id)
+        tool = TOOLS_BY_NAME.get(name)
+        if tool is None:
+            known = ", ".join(TOOLS_BY_NAME)
+            raise _Reject(
+                jsonrpc.INVALID_PARAMS, f"Unknown tool: {name} (tools: {known})", request_id
+            )
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise _Reject(jsonrpc.INVALID_PARAMS, "params.arguments must be an object", request_id)
+        meta = params.get("_meta")
+        if meta is not None and not isinstance(meta, dict):
+            raise _Reject(jsonrpc.INVALID_PARAMS, "params._meta must be an object", request_id)
+        raw_token = meta.get("progressToken") if meta is not None else None
+        token: RequestId | None = None
+        if _valid_id(raw_token):
+            token = raw_token
+        elif raw_token is not None:
+            raise _Reject(
+                jsonrpc.INVALID_PARAMS,
+                "_meta.progressToken must be a string or a number",
+                request_id,
+            )
+        key = _id_key(request_id)
+        if key in self._calls:
+            raise _Reject(
+                jsonrpc.INVALID_REQUEST,
+                "this id is already used by a request in flight",
+                request_id,
+            )
+        task = asyncio.create_task(
+            self._call(request_id, tool, arguments, token),
+            name=f"mcp {self._requester_id} {tool.name} {request_id!r}",
+        )
+        self._calls[key] = task
+        # A callback, not a ``finally``: a task cancelled before its first step never runs its body.
+        task.add_done_callback(lambda done: self._forget(key, done))
+
+    def _forget(self, key: tuple[bool, RequestId], task: asyncio.Task[None]) -> None:
+        if self._calls.get(key) is task:
+            del self._calls[key]
+
+    async def _call(
+        self,
+        request_id: RequestId,
+        tool: Tool,
+        arguments: JsonObject,
+        token: RequestId | None,
+    ) -> None:
+        """Answer one tool call; a cancelled call is not answered."""
+        try:
+            try:
+                answer = await self._run_tool(tool, arguments, token)
+            except IdeaError as exc:
+                answer = error_result(exc)
+            message = jsonrpc.result(request_id, answer)
+            try:
+                data = encode(message)
+            except (TypeError, ValueError):  # the backend returned something JSON cannot carry
+                log.exception("mcp: %s returned a result that is not JSON", tool.name)
+                data = encode(jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "internal error"))
+            await self._write_protected(data)
+        except Exception:  # a cancellation (BaseException) passes: a cancelled call is not answered
+            log.exception("mcp: %s failed unexpectedly", tool.name)
+            error = jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, f"{tool.name} failed")
+            await self._write_protected(encode(error))
+
+    async def _run_tool(
+        self, tool: Tool, arguments: JsonObject, token: RequestId | None
+    ) -> JsonObject:
+        structured = self._version >= STRUCTURED_CONTENT_SINCE
+        if tool.action is None:
+            tool.check_arguments(arguments)
+            agents: list[JsonValue] = [*self._backend.list_agents()]
+            return data_result({"agents": agents}, structured)
+        command = tool.command(arguments)
+        if token is None or not isinstance(command, AskAgent):
+            outcome = await self._backend.dispatch(command, self._requester_id, None)
+            return outcome_result(tool, outcome, structured)
+        reporter = ProgressReporter(
+            self._emit_protected, token, command.target, self._progress_interval_s
+        )
+        try:
+            outcome = await self._backend.dispatch(command, self._requester_id, reporter.update)
+        finally:
+            await reporter.stop()  # progress must stop before the result is sent
+        return outcome_result(tool, outcome, structured)
+
+    # -- output ----------------------------------------------------------------------------
+
+    async def _emit(self, message: dict[str, Any]) -> None:
+        await self._write(encode(message))
+
+    async def _emit_protected(self, message: dict[str, Any]) -> None:
+        await self._write_protected(encode(message))
+
+    async def _write_protected(self, data: bytes) -> None:
+        """A write that cancelling the caller cannot cut in half (``close`` waits for it)."""
+        write = asyncio.create_task(self._write(data))
+        self._writes.add(write)
+        write.add_done_callback(self._writes.discard)
+        await asyncio.shield(write)
+
+    async def _write(self, data: bytes) -> None:
+        async with self._write_lock:
+            if self._broken:
+                return
+            try:
+                await self._send(data)
+            except Exception:
+                # The transport is gone; the listener will close this connection.
+                log.warning(
+                    "mcp: cannot write to %s's connection", self._requester_id, exc_info=True
+                )
+                self._broken = True

@@ -1,0 +1,111 @@
+"""The official MCP SDK client, spawning the real bridge from IdeA's own declaration, against a
+headless project runtime with fake agents behind it."""
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from idea.app.runtime import ProjectRuntime
+from idea.application.launch_agent import LaunchRequest
+from idea.domain.agent import Agent
+from idea.domain.profile import Mode
+from idea.infrastructure.mcp_declaration import mcp_server_entry
+from tests.fakes.fake_session_starter import FakeSessionStarter
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket endpoint")
+
+
+@pytest.fixture
+async def runtime(tmp_path):
+    rt = await ProjectRuntime.open(tmp_path, starter=FakeSessionStarter())
+    for agent in (
+        Agent(id="id-caller", name="caller", profile="claude"),
+        Agent(id="id-helper", name="helper", profile="claude"),
+        Agent(id="id-sh", name="sh", profile="shell"),
+    ):
+        rt.services.agents.save(agent)
+    yield rt
+    await rt.close()
+
+
+def server_params(runtime, requester: str) -> StdioServerParameters:
+    """Exactly what IdeA declares to an agent's CLI (the same function the launch uses)."""
+    info = runtime.services
+    entry = mcp_server_entry(info.info.id, requester, info.paths.mcp_key)
+    env = {"PATH": os.environ.get("PATH", ""), **entry.env}
+    return StdioServerParameters(command=entry.command, args=list(entry.args), env=env)
+
+
+def text_of(result) -> str:
+    return "".join(block.text for block in result.content if block.type == "text")
+
+
+@pytest.mark.timeout(60)
+async def test_sdk_client_lists_and_calls_the_tools(runtime):
+    await runtime.launch(LaunchRequest("sh", node_id="cell-1", mode=Mode.TERMINAL))
+    async with stdio_client(server_params(runtime, "id-caller")) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.server_info.name == "idea"
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+            assert set(tools) == {
+                "idea_list_agents",
+                "idea_ask_agent",
+                "idea_spawn_agent",
+                "idea_stop_agent",
+                "idea_update_agent_context",
+                "idea_create_skill",
+                "idea_workstate_set",
+                "idea_workstate_get",
+            }
+            for tool in tools.values():
+                assert tool.input_schema["type"] == "object"
+                assert tool.description
+
+            listed = await session.call_tool("idea_list_agents", {})
+            assert not listed.is_error
+            names = {a["name"] for a in json.loads(text_of(listed))["agents"]}
+            assert names == {"caller", "helper", "sh"}
+
+            answer = await session.call_tool("idea_ask_agent", {"target": "helper", "task": "hi"})
+            assert not answer.is_error
+            assert text_of(answer) == "echo: hi"
+
+            terminal = await session.call_tool("idea_ask_agent", {"target": "sh", "task": "hi"})
+            assert terminal.is_error
+            assert text_of(terminal).startswith("INVALID")
+
+            state = await session.call_tool("idea_workstate_set", {"status": "working"})
+            assert not state.is_error
+
+    board = runtime.services.live_state.load()
+    assert board.rows["id-caller"].status.value == "working"
+    lines = [
+        json.loads(line)
+        for line in Path(runtime.services.paths.delegations_log).read_text().splitlines()
+    ]
+    ask = next(line for line in lines if line["action"] == "agent.message" and line["ok"])
+    assert (ask["source"], ask["requester"], ask["target"]) == ("mcp", "id-caller", "helper")
+
+
+@pytest.mark.timeout(30)
+async def test_unknown_requester_is_refused_by_the_real_endpoint(runtime):
+    params = server_params(runtime, "id-nobody")
+    proc = await asyncio.create_subprocess_exec(
+        params.command,
+        *params.args,
+        env=params.env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(b""), timeout=10)
+    assert proc.returncode != 0
+    assert out == b""
+    assert "NOT_FOUND" in err.decode()

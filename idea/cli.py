@@ -1,17 +1,20 @@
 """The ``idea`` command line: an argv router (DESIGN.md §3).
 
-Everything heavy is imported inside the command that needs it, so that light commands (and later
-the ``mcp-server`` bridge) start fast. Bad input: one line on stderr naming the problem, exit 2.
+Everything is imported inside the command that needs it, so that light commands start fast; the
+``mcp-server`` bridge is routed before anything else (argparse included) is imported, and only
+``idea.bridge`` (stdlib, msgpack, ``idea.protocol``) is loaded for it. Bad input: one line on
+stderr naming the problem, exit 2.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -21,18 +24,22 @@ class _UsageError(Exception):
     pass
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        # One line, not argparse's usage block: scripts and agents read stderr.
-        raise _UsageError(f"{self.prog}: {message}")
-
-
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     from idea import __version__
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            # One line, not argparse's usage block: scripts and agents read stderr.
+            raise _UsageError(f"{self.prog}: {message}")
 
     parser = _Parser(prog="idea", description="Run several AI coding agents on one project.")
     parser.add_argument("--version", action="version", version=f"idea {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    # Listed for --help only: main() routes it to idea.bridge before argparse is even imported.
+    sub.add_parser("mcp-server", help="stdio MCP bridge to an open project (agents' CLIs start it)")
 
     init = sub.add_parser("init", help="make a folder an IdeA project (creates .ideai/)")
     init.add_argument("dir", nargs="?", default=".", help="project folder (default: here)")
@@ -59,6 +66,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["mcp-server"]:
+        # The bridge: one per agent CLI, start-up time matters. Nothing else is imported.
+        from idea.bridge.main import main as bridge_main
+
+        return bridge_main(args_list[1:])
+    from pathlib import Path
+
     from idea.domain.errors import IdeaError, Internal
 
     try:
@@ -113,6 +127,8 @@ def _init(folder: Path) -> int:
 
 
 def _agent_new(project: Path, args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from idea.app.bootstrap import project_services
     from idea.application.create_agent import NewAgent, create_agent
     from idea.domain.profile import Mode
@@ -144,6 +160,8 @@ def _agent_new(project: Path, args: argparse.Namespace) -> int:
 
 
 def _agent_list(project: Path, *, as_json: bool) -> int:
+    import json
+
     from idea.app.bootstrap import project_services
 
     services = project_services(project)

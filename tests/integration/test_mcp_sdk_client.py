@@ -49,40 +49,42 @@ def text_of(result) -> str:
 @pytest.mark.timeout(60)
 async def test_sdk_client_lists_and_calls_the_tools(runtime):
     await runtime.launch(LaunchRequest("sh", node_id="cell-1", mode=Mode.TERMINAL))
-    async with stdio_client(server_params(runtime, "id-caller")) as (read, write):
-        async with ClientSession(read, write) as session:
-            init = await session.initialize()
-            assert init.server_info.name == "idea"
-            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-            assert set(tools) == {
-                "idea_list_agents",
-                "idea_ask_agent",
-                "idea_spawn_agent",
-                "idea_stop_agent",
-                "idea_update_agent_context",
-                "idea_create_skill",
-                "idea_workstate_set",
-                "idea_workstate_get",
-            }
-            for tool in tools.values():
-                assert tool.input_schema["type"] == "object"
-                assert tool.description
+    async with (
+        stdio_client(server_params(runtime, "id-caller")) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        init = await session.initialize()
+        assert init.server_info.name == "idea"
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert set(tools) == {
+            "idea_list_agents",
+            "idea_ask_agent",
+            "idea_spawn_agent",
+            "idea_stop_agent",
+            "idea_update_agent_context",
+            "idea_create_skill",
+            "idea_workstate_set",
+            "idea_workstate_get",
+        }
+        for tool in tools.values():
+            assert tool.input_schema["type"] == "object"
+            assert tool.description
 
-            listed = await session.call_tool("idea_list_agents", {})
-            assert not listed.is_error
-            names = {a["name"] for a in json.loads(text_of(listed))["agents"]}
-            assert names == {"caller", "helper", "sh"}
+        listed = await session.call_tool("idea_list_agents", {})
+        assert not listed.is_error
+        names = {a["name"] for a in json.loads(text_of(listed))["agents"]}
+        assert names == {"caller", "helper", "sh"}
 
-            answer = await session.call_tool("idea_ask_agent", {"target": "helper", "task": "hi"})
-            assert not answer.is_error
-            assert text_of(answer) == "echo: hi"
+        answer = await session.call_tool("idea_ask_agent", {"target": "helper", "task": "hi"})
+        assert not answer.is_error
+        assert text_of(answer) == "echo: hi"
 
-            terminal = await session.call_tool("idea_ask_agent", {"target": "sh", "task": "hi"})
-            assert terminal.is_error
-            assert text_of(terminal).startswith("INVALID")
+        terminal = await session.call_tool("idea_ask_agent", {"target": "sh", "task": "hi"})
+        assert terminal.is_error
+        assert text_of(terminal).startswith("INVALID")
 
-            state = await session.call_tool("idea_workstate_set", {"status": "working"})
-            assert not state.is_error
+        state = await session.call_tool("idea_workstate_set", {"status": "working"})
+        assert not state.is_error
 
     board = runtime.services.live_state.load()
     assert board.rows["id-caller"].status.value == "working"

@@ -19,11 +19,11 @@ reply (a schema-shaped JSON object when the request asks for JSON).
 
 Two more kinds of reply exist: ``Hold()`` opens the SSE stream and then sends nothing until the
 client disconnects (an interrupted turn) or the mock stops, bounded; ``Fail(message)`` answers
-HTTP 400 ``invalid_request_error`` in the provider's shape, which no CLI retries. A *reply
-function* (``MockModel(respond=...)``) computes the reply of every turn request the script does
-not cover; ``echo_reply`` answers ``echo: <prompt>``, holds prompts containing ``SLOW`` and
-fails prompts containing ``FAIL`` (the behaviour ``tests/contracts/agent_session_contract.py``
-expects of a CLI).
+HTTP 400 ``invalid_request_error`` in the provider's shape, which ends the turn with an error
+(no CLI treats it as transient). A *reply function* (``MockModel(respond=...)``) computes the
+reply of every turn request the script does not cover; ``echo_reply`` answers ``echo: <prompt>``,
+holds prompts containing ``SLOW`` and fails prompts containing ``FAIL`` (the behaviour
+``tests/contracts/agent_session_contract.py`` expects of a CLI).
 
 Every request is recorded (``mock.requests``) so a test can check what the CLI sent: the tools
 it offered (``tools_offered``), the tool results (``last_tool_result``), the system prompt
@@ -100,8 +100,9 @@ class Hold:
 
 @dataclass(frozen=True)
 class Fail:
-    """An HTTP 400 ``invalid_request_error`` in the shape of the provider's API: not retryable,
-    so the CLI ends the turn with an error at once."""
+    """An HTTP 400 ``invalid_request_error`` in the shape of the provider's API: not a transient
+    error, so the CLI ends the turn with an error (Claude Code 2.1.332 first re-sends the request
+    a few times with variants of its ``thinking``/tool settings, each answered the same way)."""
 
     message: str = "mock: invalid request"
 
@@ -261,12 +262,12 @@ class MockModel:
 
     def wait_until(self, predicate: Callable[[list[Request]], bool], timeout: float = 30.0) -> None:
         """Block until ``predicate(requests)`` holds (re-checked at every request and every
-        release of a held stream), or raise AssertionError."""
+        release of a held stream), or raise AssertionError. ``predicate`` runs under the mock's
+        lock: it may read the requests it is given, not call the mock."""
         with self._changed:
-            if not self._changed.wait_for(lambda: predicate(list(self._requests)), timeout):
-                raise AssertionError(
-                    f"mock: condition not met within {timeout}s\n{self.describe()}"
-                )
+            met = self._changed.wait_for(lambda: predicate(list(self._requests)), timeout)
+        if not met:
+            raise AssertionError(f"mock: condition not met within {timeout}s\n{self.describe()}")
 
     def wait_for_turns(self, count: int, timeout: float = 30.0) -> list[Request]:
         """Block until ``count`` turn requests have arrived (or raise AssertionError)."""

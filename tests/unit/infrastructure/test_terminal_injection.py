@@ -24,8 +24,10 @@ toml_scalars = (
 )
 toml_values = st.recursive(
     toml_scalars,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.text(min_size=1, max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(min_size=1, max_size=5), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 

@@ -1,0 +1,238 @@
+"""A blocking, authenticated channel from the bridge to the app's loopback endpoint (§9.3).
+
+Invariant: ``connect`` returns only a channel whose peer proved it knows the project key (and
+which accepted ours), and it returns or raises within its ``timeout``; a failure is always a
+``ConnectError`` with a one-line reason, never a hang. Afterwards the channel moves whole frame
+payloads: ``send(bytes)``, ``recv() -> bytes`` (``EOFError`` once the app is gone) and ``close()``,
+which may be called from another thread and wakes a ``recv`` blocked in the main thread.
+
+Every message, the proof steps included, is one frame of ``idea.protocol.loopback``, over a Unix
+socket (POSIX) or a named pipe opened as a file (Windows, ``\\\\.\\pipe\\…``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from typing import BinaryIO, Protocol
+
+from idea.protocol import loopback
+
+CONNECT_TIMEOUT = 1.5  # seconds for connect + proof; the caller adds the hello on top
+_CHUNK = 256 * 1024
+
+
+class ConnectError(Exception):
+    """The app could not be reached or authenticated; ``str(exc)`` is one line for stderr."""
+
+
+class EndpointUnavailable(ConnectError):
+    """Nothing listens on the endpoint (missing, refused, timed out)."""
+
+
+class AuthenticationFailed(ConnectError):
+    """One side could not prove it knows the project key."""
+
+
+class Channel(Protocol):
+    def send(self, payload: bytes) -> None:
+        """Send one frame; raises ``OSError`` (or ``EOFError``) once the app is gone."""
+
+    def recv(self, timeout: float | None = None) -> bytes:
+        """Next frame payload; ``EOFError`` when the app closed, ``TimeoutError`` after
+        ``timeout`` seconds (``None``: wait as long as it takes)."""
+
+    def close(self) -> None:
+        """Idempotent; safe from another thread, where it ends a pending ``recv``."""
+
+
+def connect(endpoint: str, key: bytes, timeout: float = CONNECT_TIMEOUT) -> Channel:
+    """Connect to ``endpoint`` and authenticate both ways with ``key`` within ``timeout``."""
+    if sys.platform == "win32":
+        return _connect_pipe(endpoint, key, timeout)
+    return _connect_socket(endpoint, key, timeout)
+
+
+class SocketChannel:
+    """Frames over a connected ``AF_UNIX`` stream socket."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._decoder = loopback.FrameDecoder()
+        self._frames: deque[bytes] = deque()
+        self._closed = False
+
+    def send(self, payload: bytes) -> None:
+        self._sock.sendall(loopback.encode_frame(payload))
+
+    def recv(self, timeout: float | None = None) -> bytes:
+        if timeout is not None:
+            deadline = time.monotonic() + timeout
+        while not self._frames:
+            if timeout is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError("no message from the IdeA app in time")
+                self._sock.settimeout(remaining)
+            try:
+                data = self._sock.recv(_CHUNK)
+            except TimeoutError:
+                raise TimeoutError("no message from the IdeA app in time") from None
+            except OSError as exc:  # reset, or closed under us by close()
+                raise EOFError(str(exc)) from exc
+            finally:
+                if timeout is not None and not self._closed:
+                    with contextlib.suppress(OSError):
+                        self._sock.settimeout(None)
+            if not data:
+                raise EOFError("the IdeA app closed the connection")
+            self._frames.extend(self._decoder.feed(data))
+        return self._frames.popleft()
+
+    def close(self) -> None:
+        self._closed = True
+        # shutdown() first: close() alone does not wake a recv() blocked in another thread.
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
+            self._sock.close()
+
+
+def _connect_socket(endpoint: str, key: bytes, timeout: float) -> SocketChannel:
+    deadline = time.monotonic() + timeout
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    channel = SocketChannel(sock)
+    try:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(endpoint)
+        except FileNotFoundError:
+            raise EndpointUnavailable(
+                f"no IdeA endpoint at {endpoint} (is the project open in IdeA?)"
+            ) from None
+        except ConnectionRefusedError:
+            raise EndpointUnavailable(
+                f"connection refused by {endpoint} (is the project open in IdeA?)"
+            ) from None
+        except TimeoutError:
+            raise EndpointUnavailable(f"timed out connecting to {endpoint}") from None
+        except OSError as exc:
+            raise EndpointUnavailable(f"cannot connect to {endpoint}: {exc.strerror}") from None
+        sock.settimeout(None)
+        _prove(channel, key, deadline)
+    except BaseException:
+        channel.close()
+        raise
+    return channel
+
+
+def _prove(channel: Channel, key: bytes, deadline: float) -> None:
+    """The bridge's side of the mutual proof of ``idea.protocol.loopback``."""
+
+    def receive(step: str) -> bytes:
+        try:
+            return channel.recv(timeout=deadline - time.monotonic())
+        except TimeoutError:
+            raise AuthenticationFailed(
+                f"authentication timed out waiting for the app's {step}"
+            ) from None
+        except EOFError:
+            raise AuthenticationFailed(
+                "authentication failed: the IdeA app refused the key in --key-file"
+            ) from None
+        except loopback.ProtocolError as exc:
+            raise AuthenticationFailed(f"authentication failed: {exc}") from None
+
+    nonce_app = receive("challenge")
+    if len(nonce_app) != loopback.NONCE_BYTES:
+        raise AuthenticationFailed("authentication failed: malformed challenge from the endpoint")
+    nonce_bridge = os.urandom(loopback.NONCE_BYTES)
+    try:
+        channel.send(nonce_bridge + loopback.bridge_proof(key, nonce_app, nonce_bridge))
+    except OSError:
+        raise AuthenticationFailed(
+            "authentication failed: the IdeA app closed the connection"
+        ) from None
+    answer = receive("proof")
+    if not loopback.proofs_match(loopback.app_proof(key, nonce_app, nonce_bridge), answer):
+        raise AuthenticationFailed(
+            "authentication failed: the endpoint does not know the project key"
+        )
+
+
+class PipeChannel:
+    """Frames over a Windows named pipe opened as a file (the app's pipe server restricts it to
+    the current user). A reader thread feeds a queue, so waits are bounded and ``close()`` wakes a
+    waiting ``recv()`` whatever the platform's blocking-read semantics."""
+
+    def __init__(self, pipe: BinaryIO) -> None:
+        self._pipe = pipe
+        self._frames: queue.Queue[bytes | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._closed = False
+        threading.Thread(target=self._pump, name="idea-bridge-pipe", daemon=True).start()
+
+    def _pump(self) -> None:
+        decoder = loopback.FrameDecoder()
+        try:
+            while chunk := self._pipe.read(_CHUNK):
+                for frame in decoder.feed(chunk):
+                    self._frames.put(frame)
+        except (OSError, ValueError, loopback.ProtocolError):
+            pass
+        self._frames.put(None)
+
+    def send(self, payload: bytes) -> None:
+        data = memoryview(loopback.encode_frame(payload))
+        with self._lock:
+            while data:
+                written = self._pipe.write(data)
+                data = data[written or 0 :]
+
+    def recv(self, timeout: float | None = None) -> bytes:
+        try:
+            frame = self._frames.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError("no message from the IdeA app in time") from None
+        if frame is None:
+            self._frames.put(None)  # every later recv sees the end too
+            raise EOFError("the IdeA app closed the connection")
+        return frame
+
+    def close(self) -> None:
+        self._closed = True
+        self._frames.put(None)
+        with contextlib.suppress(OSError, ValueError):
+            self._pipe.close()
+
+
+_PIPE_BUSY_RETRY_S = 0.01
+
+
+def _connect_pipe(endpoint: str, key: bytes, timeout: float) -> PipeChannel:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            pipe = open(endpoint, "r+b", buffering=0)  # noqa: SIM115 - owned by the channel
+            break
+        except FileNotFoundError:
+            raise EndpointUnavailable(
+                f"no IdeA endpoint at {endpoint} (is the project open in IdeA?)"
+            ) from None
+        except OSError as exc:  # all instances busy: another bridge is being accepted
+            if time.monotonic() >= deadline:
+                raise EndpointUnavailable(f"cannot connect to {endpoint}: {exc}") from None
+            time.sleep(_PIPE_BUSY_RETRY_S)
+    channel = PipeChannel(pipe)
+    try:
+        _prove(channel, key, deadline)
+    except BaseException:
+        channel.close()
+        raise
+    return channel

@@ -48,6 +48,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("path", help="project folder")
     serve.add_argument("--port", type=int, default=0, help="UI server port (default: random)")
 
+    profiles = sub.add_parser("profiles", help="list the profiles and which CLIs are installed")
+    profiles.add_argument(
+        "--project", default=".", help="project folder or a folder inside it (default: here)"
+    )
+    profiles.add_argument("--json", action="store_true", help="machine-readable output")
+
     agent = sub.add_parser("agent", help="manage the project's agents")
     agent.add_argument(
         "--project", default=".", help="project folder or a folder inside it (default: here)"
@@ -83,6 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _init(Path(args.dir))
         if args.command == "serve":
             return _serve(Path(args.path))
+        if args.command == "profiles":
+            return _profiles(_require_project(Path(args.project)), as_json=args.json)
         if args.command == "agent":
             if args.agent_command is None:
                 raise _UsageError("idea agent: an action is required: new or list")
@@ -187,6 +195,34 @@ def _agent_list(project: Path, *, as_json: bool) -> int:
     else:
         for row in rows:
             print(f"{row['name']:<24} {row['profile']:<10} {row['mode'] or '?':<11} {row['id']}")
+    return 0
+
+
+def _profiles(project: Path, *, as_json: bool) -> int:
+    import json
+
+    from idea.app.bootstrap import project_services
+    from idea.infrastructure.cli_detection import detect_all
+
+    services = project_services(project)
+    profiles = services.profiles.all()
+    found = detect_all(profiles)
+    rows = [
+        {
+            "name": name,
+            "command": list(profile.command),
+            "structured": profile.structured.value if profile.structured else None,
+            "executable": found[name].path,
+            "problem": found[name].reason or None,
+        }
+        for name, profile in sorted(profiles.items())
+    ]
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    else:
+        for row in rows:
+            where = row["executable"] or f"not found: {row['problem']}"
+            print(f"{row['name']:<12} {row['structured'] or 'terminal':<10} {where}")
     return 0
 
 

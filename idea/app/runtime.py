@@ -8,7 +8,7 @@ Everything here runs on one event loop; other threads only hand work to it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -64,7 +64,10 @@ class OpenReport:
     resumed: ResumeReport | None = None
 
 
-def default_starter(services: ProjectServices, with_mcp: bool) -> CliSessionStarter:
+def default_starter(
+    services: ProjectServices, with_mcp: bool, base_env: Mapping[str, str] | None = None
+) -> CliSessionStarter:
+    """The real CLIs; ``base_env`` (default: this process's environment) is what they inherit."""
     return CliSessionStarter(
         services.paths,
         services.info.id,
@@ -75,6 +78,7 @@ def default_starter(services: ProjectServices, with_mcp: bool) -> CliSessionStar
             AdapterKind.GEMINI: start_gemini_session,
         },
         terminal_injectors=TERMINAL_INJECTORS,
+        base_env=base_env,
         tool_timeout_s=TOOL_TIMEOUT_S,
         with_mcp=with_mcp,
     )

@@ -41,6 +41,7 @@ test: lint types contracts pytest
 bench: $(STAMP)
 	$(PY) bench/asks_parallel.py
 	$(PY) bench/file_door_latency.py
+	$(PY) bench/session_memory.py
 
 soak: $(STAMP)
 	$(PY) bench/store_crash_soak.py

@@ -81,14 +81,10 @@ async def run(count: int) -> None:
     _, heap_t, rss_t = await terminals(count)
     with tempfile.TemporaryDirectory() as tmp:
         heap_s, rss_s = await structured(count, Path(tmp))
-    kib = 1024
     print(f"sessions of each kind: {count}")
-    print(
-        f"terminal (PTY): {heap_t / count / kib:.1f} KiB heap, {rss_t / count / kib:.1f} KiB RSS each"
-    )
-    print(
-        f"structured (Claude adapter): {heap_s / count / kib:.1f} KiB heap, {rss_s / count / kib:.1f} KiB RSS each"
-    )
+    for kind, heap, rss in (("terminal (PTY)", heap_t, rss_t), ("structured", heap_s, rss_s)):
+        each_heap, each_rss = heap / count / 1024, rss / count / 1024
+        print(f"{kind}: {each_heap:.1f} KiB heap, {each_rss:.1f} KiB RSS per session")
 
 
 def main(argv: list[str] | None = None) -> int:

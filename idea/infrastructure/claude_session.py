@@ -81,6 +81,40 @@ def mcp_config(spec: StructuredSpec) -> JsonObject | None:
     return {"mcpServers": {MCP_SERVER_NAME: entry}}
 
 
+def write_mcp_config(spec: StructuredSpec) -> Path | None:
+    """Write the ``--mcp-config`` file into the run dir; None when nothing is declared.
+
+    Raises ``Internal`` if the run dir cannot be written.
+    """
+    config = mcp_config(spec)
+    if config is None:
+        return None
+    run_dir = Path(spec.run_dir)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise Internal(f"could not create {run_dir}: {exc.strerror or exc}") from exc
+    path = run_dir / MCP_CONFIG_FILE
+    write_atomic(path, json.dumps(config, indent=2) + "\n")
+    return path
+
+
+def injection_flags(spec: StructuredSpec, mcp_file: Path | None) -> list[str]:
+    """The MCP, context and model flags, the same for a headless and a TUI launch."""
+    flags: list[str] = []
+    if mcp_file is not None:
+        flags += [
+            f"--mcp-config={mcp_file}",
+            "--strict-mcp-config",
+            f"--allowedTools=mcp__{MCP_SERVER_NAME}",
+        ]
+    if spec.context:
+        flags.append(f"--append-system-prompt={spec.context}")
+    if spec.model:
+        flags.append(f"--model={spec.model}")
+    return flags
+
+
 def claude_argv(
     spec: StructuredSpec, command: Sequence[str], resume: str | None, mcp_file: Path | None
 ) -> list[str]:
@@ -91,20 +125,11 @@ def claude_argv(
         "--input-format=stream-json",
         "--output-format=stream-json",
         "--verbose",
+        *injection_flags(spec, mcp_file),
+        "--system-prompt-snapshot=off",
     ]
-    if mcp_file is not None:
-        argv += [
-            f"--mcp-config={mcp_file}",
-            "--strict-mcp-config",
-            f"--allowedTools=mcp__{MCP_SERVER_NAME}",
-        ]
-    if spec.context:
-        argv.append(f"--append-system-prompt={spec.context}")
-    argv.append("--system-prompt-snapshot=off")
     if resume:
         argv.append(f"--resume={resume}")
-    if spec.model:
-        argv.append(f"--model={spec.model}")
     return argv
 
 
@@ -148,15 +173,7 @@ class ClaudeSession(TurnSession):
 
     async def start(self) -> None:
         """Write the MCP declaration and start the CLI. Raises ``Unavailable``/``Internal``."""
-        config = mcp_config(self.spec)
-        if config is not None:
-            run_dir = Path(self.spec.run_dir)
-            try:
-                run_dir.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise Internal(f"could not create {run_dir}: {exc.strerror or exc}") from exc
-            self._mcp_file = run_dir / MCP_CONFIG_FILE
-            write_atomic(self._mcp_file, json.dumps(config, indent=2) + "\n")
+        self._mcp_file = write_mcp_config(self.spec)
         await self._spawn(self.spec.resume_conversation_id)
 
     # --- TurnSession ----------------------------------------------------------------------------

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from idea.application.session_ports import StructuredSpec
 from idea.domain.profile import AdapterKind
 from idea.infrastructure import gemini_session
-from idea.infrastructure.atomic_file import write_atomic
-from idea.infrastructure.claude_session import MCP_SERVER_NAME, mcp_config
+from idea.infrastructure.claude_session import MCP_SERVER_NAME, injection_flags, write_mcp_config
 from idea.infrastructure.codex_stream import mcp_server_config
-from idea.infrastructure.json_document import encode_json
 from idea.infrastructure.toml_values import toml_value
 
 
@@ -31,21 +28,7 @@ class TerminalInjection:
 
 
 def claude_terminal(spec: StructuredSpec) -> TerminalInjection:
-    args: list[str] = []
-    config = mcp_config(spec)
-    if config is not None:
-        path = Path(spec.run_dir) / "mcp.json"
-        write_atomic(path, encode_json(config))
-        args += [
-            f"--mcp-config={path}",
-            "--strict-mcp-config",
-            f"--allowedTools=mcp__{MCP_SERVER_NAME}",
-        ]
-    if spec.context:
-        args.append(f"--append-system-prompt={spec.context}")
-    if spec.model:
-        args.append(f"--model={spec.model}")
-    return TerminalInjection(tuple(args))
+    return TerminalInjection(tuple(injection_flags(spec, write_mcp_config(spec))))
 
 
 def codex_terminal(spec: StructuredSpec) -> TerminalInjection:

@@ -129,7 +129,11 @@ async def test_argv_uses_exact_flags_in_flag_equals_value_form(world, launch):
     await session.shutdown()
     await launch(resume_conversation_id=conversation, model="opus", context="")
     second = world.launches()[1]["argv"]
-    assert second[-2:] == [f"--resume={conversation}", "--model=opus"]
+    assert second[-3:] == [
+        "--model=opus",
+        "--system-prompt-snapshot=off",
+        f"--resume={conversation}",
+    ]
     assert not any(a.startswith("--append-system-prompt") for a in second)
 
 

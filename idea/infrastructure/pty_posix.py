@@ -26,6 +26,7 @@ from idea.application.session_ports import TerminalSpec, Unsubscribe
 from idea.domain.errors import Invalid, Unavailable
 from idea.infrastructure.process_tree import kill_tree_async
 from idea.infrastructure.scrollback import Scrollback
+from idea.infrastructure.terminal_common import call_each, check_size
 from idea.infrastructure.utf8_stream import Utf8Stream
 
 __all__ = ["PosixPtyLauncher", "PosixPtySession"]
@@ -47,11 +48,6 @@ UNKNOWN_EXIT = 255
 _T = TypeVar("_T")
 
 
-def check_size(rows: int, cols: int) -> None:
-    if rows < 1 or cols < 1:
-        raise Invalid(f"terminal size must be at least 1x1, got {rows}x{cols}")
-
-
 def resolve_program(name: str, cwd: str, env: Mapping[str, str]) -> str:
     """The absolute path of ``name`` as the child would find it; raises ``Unavailable``."""
     candidate = os.path.join(cwd, name) if os.sep in name else name
@@ -59,15 +55,6 @@ def resolve_program(name: str, cwd: str, env: Mapping[str, str]) -> str:
     if found is None:
         raise Unavailable(f"cannot start {name!r}: not found or not executable")
     return os.path.abspath(found)
-
-
-def _call_each(listeners: Mapping[int, Callable[[_T], None]], value: _T, what: str) -> None:
-    # A snapshot: a listener may unsubscribe itself (or another) while being called.
-    for listener in tuple(listeners.values()):
-        try:
-            listener(value)
-        except Exception:
-            log.exception("terminal %s listener failed", what)
 
 
 class PosixPtyLauncher:
@@ -172,7 +159,7 @@ class PosixPtySession:
 
     def on_exit(self, listener: Callable[[int], None]) -> Unsubscribe:
         if self._exit_code is not None:
-            _call_each({0: listener}, self._exit_code, "exit")
+            call_each({0: listener}, self._exit_code, "exit")
             return lambda: None
         return self._add(self._exit_listeners, listener)
 
@@ -218,7 +205,7 @@ class PosixPtySession:
         self._scrollback.append(data)
         text = self._decoder.feed(data)
         if text:
-            _call_each(self._listeners, text, "output")
+            call_each(self._listeners, text, "output")
         return True
 
     def _on_writable(self) -> None:
@@ -277,7 +264,7 @@ class PosixPtySession:
         self._proc.closed = True
         tail = self._decoder.flush()
         if tail:
-            _call_each(self._listeners, tail, "output")
+            call_each(self._listeners, tail, "output")
         self._kick_reap()
 
     def _kick_reap(self) -> None:
@@ -314,7 +301,7 @@ class PosixPtySession:
             self._exited.set_result(code)
         listeners = dict(self._exit_listeners)
         self._exit_listeners.clear()
-        _call_each(listeners, code, "exit")
+        call_each(listeners, code, "exit")
 
     async def _stop(self) -> None:
         if self._exit_code is None:

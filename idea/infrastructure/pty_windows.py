@@ -24,6 +24,7 @@ from idea.application.session_ports import TerminalSpec, Unsubscribe
 from idea.domain.errors import Invalid, Unavailable
 from idea.infrastructure.process_tree import kill_tree_async
 from idea.infrastructure.scrollback import Scrollback
+from idea.infrastructure.terminal_common import call_each, check_size
 
 __all__ = ["WindowsPtyLauncher", "WindowsPtySession"]
 
@@ -59,14 +60,6 @@ def _resolve_exe(name: str, env: Mapping[str, str]) -> str:
     return os.path.abspath(found)
 
 
-def _call_each(listeners: Mapping[int, Callable[[_T], None]], value: _T, what: str) -> None:
-    for listener in tuple(listeners.values()):
-        try:
-            listener(value)
-        except Exception:
-            log.exception("terminal %s listener failed", what)
-
-
 class WindowsPtyLauncher:
     def __init__(self, grace_s: float = 1.0) -> None:
         self._grace_s = grace_s
@@ -75,8 +68,7 @@ class WindowsPtyLauncher:
         """Raises ``Unavailable`` naming the program if it cannot be started."""
         if not spec.argv:
             raise Invalid("a terminal needs a program to run")
-        if spec.rows < 1 or spec.cols < 1:
-            raise Invalid(f"terminal size must be at least 1x1, got {spec.rows}x{spec.cols}")
+        check_size(spec.rows, spec.cols)
         scrollback = Scrollback(spec.scrollback_bytes)
         exe = _resolve_exe(spec.argv[0], spec.env)
         env = dict(spec.env)
@@ -143,7 +135,7 @@ class WindowsPtySession:
 
     def on_exit(self, listener: Callable[[int], None]) -> Unsubscribe:
         if self._exit_code is not None:
-            _call_each({0: listener}, self._exit_code, "exit")
+            call_each({0: listener}, self._exit_code, "exit")
             return lambda: None
         return self._add(self._exit_listeners, listener)
 
@@ -190,7 +182,7 @@ class WindowsPtySession:
 
     def _on_text(self, text: str) -> None:
         self._scrollback.append(text.encode("utf-8"))
-        _call_each(self._listeners, text, "output")
+        call_each(self._listeners, text, "output")
 
     def _on_eof(self, _: None) -> None:
         self._open = False
@@ -207,7 +199,7 @@ class WindowsPtySession:
         self._exited.set_result(self._exit_code)
         listeners = dict(self._exit_listeners)
         self._exit_listeners.clear()
-        _call_each(listeners, self._exit_code, "exit")
+        call_each(listeners, self._exit_code, "exit")
 
     async def _stop(self) -> None:
         if self._exit_code is None:

@@ -5,7 +5,10 @@ every later process of the session (after a crash, or after a turn that would no
 that same thread with ``thread/resume``, and so does a session started with
 ``resume_conversation_id``. Nothing is written to disk by this adapter: the context travels as
 ``developerInstructions`` and IdeA's MCP bridge as the thread's ``config`` (JSON, so Windows paths
-need no escaping), both in the ``thread/start`` / ``thread/resume`` request.
+need no escaping), both in the ``thread/start`` / ``thread/resume`` request. Known limit (codex
+0.171.0, observed): on ``thread/resume`` Codex replays the thread's FIRST developer message and
+ignores the new ``developerInstructions``, so an edited agent context reaches a Codex agent only
+in a new conversation.
 
 Why ``app-server`` and not one ``codex exec --json`` per turn (protocols/AGENT_CLI_PROTOCOLS.md
 §B.1-B.5, re-checked on codex 0.171.0):

@@ -42,6 +42,8 @@ bench: $(STAMP)
 	$(PY) bench/asks_parallel.py
 	$(PY) bench/file_door_latency.py
 	$(PY) bench/session_memory.py
+	$(PY) bench/mcp_spawn.py
+	$(PY) bench/mcp_roundtrip.py
 
 soak: $(STAMP)
 	$(PY) bench/store_crash_soak.py

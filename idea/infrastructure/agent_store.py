@@ -6,7 +6,9 @@ agents stay usable. A file without an ``id`` (written by hand) gets one, saved b
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 from pathlib import Path
 
 from idea.application.ports import Clock, CorruptionReporter, IdGenerator
@@ -36,6 +38,9 @@ class MarkdownAgentStore:
         self._clock = clock
         self._ids = ids
         self._report = report
+        # Agents are read on every MCP call and UI refresh: parse a file again only when its
+        # identity changed: inode (atomic writes replace the file), modification time or size.
+        self._cache: dict[Path, tuple[tuple[int, int, int], Agent]] = {}
 
     def all(self) -> list[Agent]:
         agents: list[Agent] = []
@@ -107,6 +112,24 @@ class MarkdownAgentStore:
         return files
 
     def _read(self, path: Path) -> Agent | None:
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            self._cache.pop(path, None)
+            return None
+        except OSError as exc:
+            raise Internal(f"could not read {path}: {exc.strerror or exc}") from exc
+        cached = self._cache.get(path)
+        if cached is not None and cached[0] == _identity(stat):
+            return cached[1]
+        agent = self._parse(path)
+        if agent is not None:
+            with contextlib.suppress(OSError):
+                stat = path.stat()  # a file given an id was rewritten
+                self._cache[path] = (_identity(stat), agent)
+        return agent
+
+    def _parse(self, path: Path) -> Agent | None:
         new_id = self._ids.new_id()
         agent = load_text_model(
             path, lambda text: Agent.from_markdown(path.stem, text, new_id), self._clock.now_ms
@@ -123,3 +146,7 @@ class MarkdownAgentStore:
             pass
         except OSError as exc:
             raise Internal(f"could not delete {path}: {exc.strerror or exc}") from exc
+
+
+def _identity(stat: os.stat_result) -> tuple[int, int, int]:
+    return stat.st_ino, stat.st_mtime_ns, stat.st_size

@@ -196,3 +196,20 @@ def test_skills_and_memory_index_kept_in_sync(paths, clock):
     assert [n.slug for n in memory.all()] == ["n2"]
     with pytest.raises(NotFound):
         memory.get("n1")
+
+
+def test_agent_edited_on_disk_is_read_again(paths, clock):
+    store = MarkdownAgentStore(paths, clock, SequentialIds())
+    store.save(Agent(id="a-1", name="dev", profile="shell", context="one"))
+    assert store.get("dev").context == "one"
+    # An editor replacing the file (new inode), then one writing in place with another size.
+    replaced = Agent(id="a-1", name="dev", profile="shell", context="two").to_markdown()
+    tmp = paths.agents / "dev.md.new"
+    tmp.write_text(replaced, encoding="utf-8")
+    tmp.replace(paths.agent_file("dev"))
+    assert store.get("dev").context == "two"
+    in_place = Agent(id="a-1", name="dev", profile="shell", context="three!").to_markdown()
+    paths.agent_file("dev").write_text(in_place, encoding="utf-8")
+    assert store.get("dev").context == "three!"
+    paths.agent_file("dev").unlink()
+    assert store.all() == []

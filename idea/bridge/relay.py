@@ -166,9 +166,14 @@ class _Pending:
     """Ids of the client's requests sent to the app and not answered yet."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._ids: dict[str, Any] = {}
         self._closed = False
+
+    def wait_empty(self, timeout: float) -> None:
+        """Block until every request was answered (or the app is gone), at most ``timeout``."""
+        with self._lock:
+            self._lock.wait_for(lambda: not self._ids or self._closed, timeout)
 
     def track(self, line: bytes) -> bool:
         """Note the requests in a client line; False once the app is gone (do not send)."""
@@ -196,6 +201,8 @@ class _Pending:
             if "id" in message and "method" not in message:
                 with self._lock:
                     self._ids.pop(_key(message["id"]), None)
+                    if not self._ids:
+                        self._lock.notify_all()
 
     def forget(self, line: bytes) -> list[Any]:
         """Forget and return the ids of the requests in a client line that was not sent."""
@@ -213,7 +220,11 @@ class _Pending:
             self._closed = True
             ids = list(self._ids.values())
             self._ids.clear()
+            self._lock.notify_all()
         return ids
+
+
+DRAIN_S = 0.5  # clients send SIGTERM 2 s after closing stdin (SDK, Inspector)
 
 
 def _one_line(data: bytes) -> bytes:
@@ -254,6 +265,8 @@ def _pump_stdin(
     except BaseException:
         channel.close()  # never leave the main thread waiting on a relay that stopped
         raise
+    # The client stopped writing: answers already on their way are still delivered (bounded).
+    pending.wait_empty(DRAIN_S)
     stdin_done.set()  # before close(): the main thread must read this EOF as ours
     channel.close()
 

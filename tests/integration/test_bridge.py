@@ -210,6 +210,7 @@ def test_notifications_flow_while_a_request_is_pending(spawn, app, key_file):
 
 
 def test_stdin_eof_exits_0_promptly_even_with_a_request_pending(spawn, app, key_file):
+    # The bridge waits (bounded by relay.DRAIN_S) for answers in flight, then exits anyway.
     bridge = connected(spawn, app, key_file)
     bridge.send({"jsonrpc": "2.0", "id": 5, "method": "hold"})
     assert app.next_received(timeout=5)["method"] == "initialize"

@@ -122,3 +122,23 @@ async def test_malformed_lines_get_errors_and_the_connection_survives(runtime):
         assert (await again.answer())["result"] == {}
     finally:
         assert await again.close() == 0
+
+
+@pytest.mark.timeout(60)
+async def test_answers_in_flight_when_stdin_closes_are_still_delivered(runtime):
+    init = request(
+        "initialize",
+        {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+        1,
+    )
+    for _ in range(5):
+        bridge = await Bridge.start(runtime)
+        bridge.proc.stdin.write(init + b"\n" + request("ping", request_id=2) + b"\n")
+        bridge.proc.stdin.close()  # a piped client: everything written, then EOF at once
+        out = await asyncio.wait_for(bridge.proc.stdout.read(), timeout=10)
+        assert await asyncio.wait_for(bridge.proc.wait(), timeout=10) == 0
+        assert sorted(json.loads(line)["id"] for line in out.splitlines()) == [1, 2]

@@ -100,15 +100,20 @@ class MarkdownAgentStore:
         self._unlink(path)
 
     def _files(self) -> list[Path]:
-        folder = self._paths.agents
-        if not folder.is_dir():
+        try:
+            names = sorted(
+                entry.name for entry in os.scandir(self._paths.agents) if entry.name.endswith(".md")
+            )
+        except FileNotFoundError:
             return []
+        except OSError as exc:
+            raise Internal(f"could not list {self._paths.agents}: {exc.strerror or exc}") from exc
         files = []
-        for path in sorted(folder.glob("*.md")):
-            if is_slug(path.stem):
-                files.append(path)
+        for name in names:
+            if is_slug(name[:-3]):
+                files.append(self._paths.agents / name)
             else:
-                log.warning("ignoring %s: the file name is not a valid agent name", path)
+                log.warning("ignoring %s: the file name is not a valid agent name", name)
         return files
 
     def _read(self, path: Path) -> Agent | None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from idea.application.ports import Clock
 from idea.domain.live_state import LiveState
 from idea.infrastructure.json_document import JsonDocument
-from idea.infrastructure.model_file import load_json_model
+from idea.infrastructure.model_file import ChangeCache, load_json_model
 from idea.infrastructure.project_paths import ProjectPaths
 
 
@@ -16,9 +16,10 @@ class JsonLiveStateStore:
     def __init__(self, paths: ProjectPaths, clock: Clock) -> None:
         self._doc = JsonDocument(paths.live_state, clock=clock.now_ms)
         self._lock = threading.Lock()
+        self._cache: ChangeCache[LiveState] = ChangeCache(paths.live_state)
 
     def load(self) -> LiveState:
-        state = load_json_model(self._doc, LiveState.from_json)
+        state = self._cache.get(lambda: load_json_model(self._doc, LiveState.from_json))
         return state if state is not None else LiveState()
 
     def update(self, change: Callable[[LiveState], LiveState]) -> LiveState:

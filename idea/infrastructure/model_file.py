@@ -6,9 +6,10 @@ case the original bytes are kept in ``<name>.corrupt-<ts>`` and ``CorruptFile`` 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from idea.domain.errors import CorruptFile, Invalid
 from idea.domain.json_types import JsonObject
@@ -45,3 +46,28 @@ def load_json_model(doc: JsonDocument, parse: Callable[[JsonObject], T]) -> T | 
         return parse(raw)
     except Invalid as exc:
         raise corrupt(doc.path, exc.message, doc.now_ms()) from exc
+
+
+class ChangeCache(Generic[T]):
+    """Keeps what was read from one file until the file changes (inode, mtime or size).
+
+    Atomic writes replace the file (a new inode), so a write through IdeA is always seen; the
+    cached values are immutable domain objects, safe to hand out again.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._key: tuple[int, int, int] | None = None
+        self._value: T | None = None
+
+    def get(self, load: Callable[[], T | None]) -> T | None:
+        try:
+            stat = os.stat(self._path)
+        except OSError:
+            self._key = None
+            return load()
+        key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        if key != self._key:
+            self._value = load()
+            self._key = key
+        return self._value

@@ -12,7 +12,7 @@ from idea.domain.errors import Invalid, NotFound
 from idea.domain.json_types import JsonObject
 from idea.domain.profile import Profile, profile_from_json
 from idea.infrastructure.json_document import JsonDocument
-from idea.infrastructure.model_file import load_json_model
+from idea.infrastructure.model_file import ChangeCache, load_json_model
 from idea.infrastructure.project_paths import ProjectPaths
 
 
@@ -20,8 +20,13 @@ class JsonProfileStore:
     def __init__(self, paths: ProjectPaths, clock: Clock, builtins: Mapping[str, Profile]) -> None:
         self._doc = JsonDocument(paths.profiles, clock=clock.now_ms)
         self._builtins = dict(builtins)
+        self._cache: ChangeCache[dict[str, Profile]] = ChangeCache(paths.profiles)
 
     def all(self) -> dict[str, Profile]:
+        profiles = self._cache.get(self._load)
+        return dict(profiles) if profiles is not None else dict(self._builtins)
+
+    def _load(self) -> dict[str, Profile]:
         raw = self._raw()
         profiles = dict(self._builtins)
         entries = raw.get("profiles", {})

@@ -3,86 +3,88 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 IDEAI = ".ideai"
 GITIGNORE = "# Written by IdeA: per-machine runtime files and logs stay out of git.\nrun/\nlog/\n"
 
 
-@dataclass(frozen=True, slots=True)
+# Not slotted: cached_property stores each path once (they are asked for on hot paths).
+@dataclass(frozen=True)
 class ProjectPaths:
     root: Path
 
-    @property
+    @cached_property
     def ideai(self) -> Path:
         return self.root / IDEAI
 
-    @property
+    @cached_property
     def project_file(self) -> Path:
         return self.ideai / "project.json"
 
-    @property
+    @cached_property
     def gitignore(self) -> Path:
         return self.ideai / ".gitignore"
 
-    @property
+    @cached_property
     def agents(self) -> Path:
         return self.ideai / "agents"
 
     def agent_file(self, name: str) -> Path:
         return self.agents / f"{name}.md"
 
-    @property
+    @cached_property
     def profiles(self) -> Path:
         return self.ideai / "profiles.json"
 
-    @property
+    @cached_property
     def layouts(self) -> Path:
         return self.ideai / "layouts.json"
 
-    @property
+    @cached_property
     def live_state(self) -> Path:
         return self.ideai / "live-state.json"
 
-    @property
+    @cached_property
     def skills(self) -> Path:
         return self.ideai / "skills"
 
     def skill_file(self, name: str) -> Path:
         return self.skills / name / "SKILL.md"
 
-    @property
+    @cached_property
     def memory(self) -> Path:
         return self.ideai / "memory"
 
     def memory_file(self, slug: str) -> Path:
         return self.memory / f"{slug}.md"
 
-    @property
+    @cached_property
     def memory_index(self) -> Path:
         return self.memory / "INDEX.md"
 
-    @property
+    @cached_property
     def orchestrator(self) -> Path:
         return self.ideai / "orchestrator"
 
-    @property
+    @cached_property
     def log(self) -> Path:
         return self.ideai / "log"
 
-    @property
+    @cached_property
     def delegations_log(self) -> Path:
         return self.log / "delegations.jsonl"
 
-    @property
+    @cached_property
     def orchestrator_done(self) -> Path:
         return self.orchestrator / "done"
 
-    @property
+    @cached_property
     def run(self) -> Path:
         return self.ideai / "run"
 
-    @property
+    @cached_property
     def mcp_key(self) -> Path:
         return self.run / "mcp.key"
 

@@ -88,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "init":
             return _init(Path(args.dir))
         if args.command == "serve":
-            return _serve(Path(args.path))
+            return _serve(Path(args.path), args.port)
         if args.command == "profiles":
             return _profiles(_require_project(Path(args.project)), as_json=args.json)
         if args.command == "agent":
@@ -226,13 +226,16 @@ def _profiles(project: Path, *, as_json: bool) -> int:
     return 0
 
 
-def _serve(path: Path) -> int:
+def _serve(path: Path, port: int) -> int:
     from idea.app.headless import serve_until_signalled
 
     if not path.is_dir():
         raise _UsageError(f"idea serve: {path} is not a folder")
+    if not 0 <= port <= 65535:
+        raise _UsageError(f"idea serve: --port must be between 0 and 65535, not {port}")
     return serve_until_signalled(
         path,
+        port=port,
         out=lambda line: print(line, flush=True),
         err=lambda line: print(line, file=sys.stderr, flush=True),
     )

@@ -1,7 +1,9 @@
 """``idea serve``: a project open with no window until SIGINT/SIGTERM, then closed cleanly.
 
-The core loop runs the project runtime: reconciliation at open, sessions resumed, the file door
-watching ``.ideai/orchestrator/``. Closing snapshots the running cells and stops every session.
+The core loop runs the project runtime (reconciliation at open, sessions resumed, the file door
+watching ``.ideai/orchestrator/``) and its UI server, whose URL with the token is printed as one
+line ``IdeA UI: <url>``. Closing stops the UI server first (no client acts on a closing runtime),
+then snapshots the running cells and stops every session.
 """
 
 from __future__ import annotations
@@ -14,22 +16,28 @@ from collections.abc import Callable
 from pathlib import Path
 
 from idea.app.runtime import ProjectRuntime
+from idea.app.ui_server import UiServer
 
 Printer = Callable[[str], None]
 
 
-def serve_until_signalled(root: Path, out: Printer, err: Printer) -> int:
-    return asyncio.run(_serve(root, out, err))
+def serve_until_signalled(root: Path, out: Printer, err: Printer, port: int = 0) -> int:
+    return asyncio.run(_serve(root, out, err, port))
 
 
-async def _serve(root: Path, out: Printer, err: Printer) -> int:
+async def _serve(root: Path, out: Printer, err: Printer, port: int) -> int:
     stop = asyncio.Event()
     _install_signal_handlers(stop)
     runtime = await ProjectRuntime.open(root)
     try:
         _print_opened(runtime, out, err)
-        out("headless core running (file door open; no UI server yet); stop with Ctrl+C or SIGTERM")
-        await stop.wait()
+        ui = UiServer(runtime, port=port)
+        try:
+            out(f"IdeA UI: {await ui.start()}")
+            out("headless core running (file door and UI server open); stop with Ctrl+C or SIGTERM")
+            await stop.wait()
+        finally:
+            await ui.close()
     finally:
         await runtime.close()
     out("closed")

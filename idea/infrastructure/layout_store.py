@@ -1,4 +1,4 @@
-"""``.ideai/layouts.json``: tabs of split trees; no file means one tab with one empty cell."""
+"""``.ideai/layouts.json``: tabs of split trees; no file means (and becomes) one empty cell."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ class JsonLayoutStore:
     def load(self) -> Layouts:
         layouts = load_json_model(self._doc, Layouts.from_json)
         if layouts is None:
-            return Layouts.empty(self._ids.new_id(), self._ids.new_id())
+            # Saved at once: the default layout's ids are then the same at every load.
+            layouts = Layouts.empty(self._ids.new_id(), self._ids.new_id())
+            self.save(layouts)
         return layouts
 
     def save(self, layouts: Layouts) -> None:

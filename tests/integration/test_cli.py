@@ -3,6 +3,7 @@
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 
@@ -156,3 +157,17 @@ def test_serve_stops_on_sigint(tmp_path):
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=10) == 0
     assert (tmp_path / ".ideai" / "project.json").is_file()
+
+
+def test_serve_uses_the_port_given(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with spawned([*IDEA, "serve", str(tmp_path), "--port", str(port)]) as proc:
+        url = LineWatcher(proc.stdout).wait_for(lambda line: line.startswith("IdeA UI:"))
+        assert f"http://127.0.0.1:{port}/?token=" in url
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+    out = idea("serve", str(tmp_path), "--port", "70000", cwd=tmp_path)
+    assert out.returncode == 2
+    assert "--port" in out.stderr

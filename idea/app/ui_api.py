@@ -1,0 +1,377 @@
+"""The UI's method table: a thin facade over one ``ProjectRuntime`` (ui/API.md is its contract).
+
+Invariant: every method takes a JSON object of params and returns JSON or raises an ``IdeaError``
+(a validation error names the field); the work is done by the runtime's stores and use cases
+(``create_agent``, ``LaunchAgent``, ``StopAgent``, ``OrchestratorService.dispatch``, the domain's
+``Layouts`` operations). A change of agents or layouts publishes its event on the runtime's bus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from idea import __version__
+from idea.app.runtime import ProjectRuntime
+from idea.app.terminal_stream import TerminalViews
+from idea.application.change_layout import change_layout
+from idea.application.create_agent import NewAgent, create_agent
+from idea.application.edit_agent import AgentChanges, delete_agent, update_agent
+from idea.application.launch_agent import LaunchRequest
+from idea.application.session_ports import TerminalSession
+from idea.application.work_state import board
+from idea.domain.agent import Agent
+from idea.domain.commands import AskAgent, Source
+from idea.domain.errors import Conflict, CorruptFile, Invalid, MissingField, NotFound
+from idea.domain.events import AgentsChanged
+from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.layout import DEFAULT_TAB_TITLE, DIRECTIONS, VIEWS, Layouts
+from idea.domain.names import validate_slug
+from idea.domain.profile import Mode
+from idea.infrastructure.cli_detection import detect_all
+
+T = TypeVar("T")
+MODES: tuple[Mode, ...] = (Mode.TERMINAL, Mode.STRUCTURED)
+METHODS = (
+    *("project.info", "profiles.list", "agents.list", "agents.create", "agents.update"),
+    *("agents.delete", "layouts.get", "layouts.apply", "session.launch", "session.stop"),
+    *("terminal.attach", "terminal.detach", "terminal.write", "terminal.resize", "chat.send"),
+    *("chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
+)
+LAYOUT_OPS = ("split", "close", "add_tab", "close_tab", "set_active_tab", "resize", "bind")
+DELEGATIONS_DEFAULT, DELEGATIONS_MAX = 100, 1000
+TERMINAL_MAX = 10_000  # rows or columns
+
+
+Result = JsonValue | Awaitable[JsonValue]
+Method = Callable[[TerminalViews, JsonObject], Result]
+
+
+class UiApi:
+    def __init__(self, runtime: ProjectRuntime, problems: Callable[[], list[CorruptFile]]) -> None:
+        self._rt = runtime
+        self._s = runtime.services
+        self._problems = problems
+        # "agents.create" is served by ``agents_create``, and so on.
+        self.methods: dict[str, Method] = {
+            name: getattr(self, name.replace(".", "_")) for name in METHODS
+        }
+
+    def method(self, name: object) -> Method:
+        """Raises ``MissingField``/``Invalid`` (field ``method``) for a missing or unknown name."""
+        if name is None or name == "":
+            raise MissingField("method")
+        found = self.methods.get(name) if isinstance(name, str) else None
+        if found is None:
+            raise Invalid(f"method: unknown method {name!r}")
+        return found
+
+    # --- project, profiles, agents ---------------------------------------------------------------
+
+    def project_info(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        info = self._s.info
+        return {
+            "id": info.id,
+            "name": info.name,
+            "root": str(self._s.paths.root),
+            "created_at_ms": info.created_at_ms,
+            "version": __version__,
+        }
+
+    async def profiles_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        profiles = self._s.profiles.all()
+        # Looking a CLI up on PATH touches the disk (and walks npm folders on Windows).
+        detected = await asyncio.to_thread(detect_all, profiles)
+        rows: list[JsonValue] = []
+        for name, profile in sorted(profiles.items()):
+            cli = detected[name]
+            rows.append(
+                {
+                    "name": name,
+                    "command": list(profile.command),
+                    "description": profile.description,
+                    "structured": profile.structured.value if profile.structured else None,
+                    "default_mode": profile.default_mode.value,
+                    "modes": [m.value for m in MODES if profile.supports(m)],
+                    "installed": cli.path is not None,
+                    "path": cli.path,
+                    "problem": cli.reason or None,
+                }
+            )
+        return rows
+
+    def agents_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        return [*self._agent_rows(self._s.agents.all())]
+
+    def agents_create(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        new = NewAgent(
+            name=_text(p, "name"),
+            profile=_text(p, "profile"),
+            context=_opt_text(p, "context") or "",
+            description=_opt_text(p, "description") or None,
+            mode=_opt_choice(p, "mode", MODES),
+        )
+        agent = create_agent(self._s.agents, self._s.profiles, self._s.ids, new)
+        self._rt.bus.publish(AgentsChanged())
+        return self._agent_rows([agent])[0]
+
+    def agents_update(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        """Absent fields are kept; ``mode: null`` goes back to the profile's default mode."""
+        changes = AgentChanges(
+            profile=_opt_text(p, "profile"),
+            context=(_opt_text(p, "context") or "") if "context" in p else None,
+            description=_opt_text(p, "description") if "description" in p else None,
+            clear_description="description" in p and not _opt_text(p, "description"),
+            mode=_opt_choice(p, "mode", MODES),
+            keep_mode="mode" not in p,
+            new_name=_opt_text(p, "new_name"),
+        )
+        changed = update_agent(
+            self._s.agents, self._s.profiles, self._rt.sessions, _text(p, "name"), changes
+        )
+        self._rt.bus.publish(AgentsChanged())
+        return self._agent_rows([changed])[0]
+
+    def agents_delete(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        agent = delete_agent(self._s.agents, self._rt.sessions, _text(p, "name"))
+        self._rt.bus.publish(AgentsChanged())
+        return {"deleted": agent.name, "agent_id": agent.id}
+
+    # --- layouts ---------------------------------------------------------------------------------
+
+    def layouts_get(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        return self._layouts().to_json()
+
+    def _layouts(self) -> Layouts:
+        return self._rt.layouts()
+
+    def layouts_apply(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        op = _choice(p, "op", LAYOUT_OPS)
+        created: JsonObject = {}
+
+        def operation(layouts: Layouts) -> Layouts:
+            changed, ids = self._layout_op(op, layouts, p)
+            created.update(ids)
+            return changed
+
+        layouts = change_layout(self._s.layouts, self._rt.sessions, self._rt.bus, operation)
+        return {"layouts": layouts.to_json(), **created}
+
+    def _layout_op(self, op: str, layouts: Layouts, p: JsonObject) -> tuple[Layouts, JsonObject]:
+        new_id = self._s.ids.new_id
+        if op == "split":
+            leaf, split = new_id(), new_id()
+            direction = _choice(p, "direction", DIRECTIONS)
+            after = _opt_bool(p, "after", default=True)
+            return layouts.split(_text(p, "leaf_id"), direction, leaf, split, after), {
+                "leaf_id": leaf
+            }
+        if op == "close":
+            return layouts.close(_text(p, "leaf_id")), {}
+        if op == "add_tab":
+            tab, leaf = new_id(), new_id()
+            title = _opt_text(p, "title") or DEFAULT_TAB_TITLE
+            activate = _opt_bool(p, "activate", default=True)
+            return layouts.add_tab(tab, title, leaf, activate=activate), {
+                "tab_id": tab,
+                "leaf_id": leaf,
+            }
+        if op == "close_tab":
+            return layouts.close_tab(_text(p, "tab_id")), {}
+        if op == "set_active_tab":
+            return layouts.set_active_tab(_text(p, "tab_id")), {}
+        if op == "resize":
+            sizes = p.get("sizes")
+            numbers = [
+                float(n)
+                for n in (sizes if isinstance(sizes, list) else [])
+                if isinstance(n, int | float) and not isinstance(n, bool)
+            ]
+            if not isinstance(sizes, list) or len(numbers) != len(sizes):
+                raise Invalid("sizes: expected a list of positive numbers")
+            return layouts.resize(_text(p, "split_id"), numbers), {}
+        leaf_id = _text(p, "leaf_id")
+        if "agent_id" not in p:
+            raise MissingField("agent_id", "missing field 'agent_id' (null empties the cell)")
+        agent_id = _opt_text(p, "agent_id") or None
+        if agent_id is not None:
+            self._s.agents.get_by_id(agent_id)
+        current = layouts.find_leaf(leaf_id).view
+        view = _opt_choice(p, "view", VIEWS) or current
+        return layouts.bind(leaf_id, agent_id, view), {}
+
+    # --- sessions and terminals ------------------------------------------------------------------
+
+    async def session_launch(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        node_id = _opt_text(p, "node_id") or None
+        if node_id is not None:
+            self._layouts().find_leaf(node_id)
+        request = LaunchRequest(
+            name=_text(p, "name"),
+            node_id=node_id,
+            mode=_opt_choice(p, "mode", MODES),
+            reattach=_opt_bool(p, "reattach", default=False),
+            rows=_opt_int(p, "rows", 24, 1, TERMINAL_MAX),
+            cols=_opt_int(p, "cols", 80, 1, TERMINAL_MAX),
+        )
+        result = await self._rt.launch(request)
+        return {
+            "agent_id": result.agent.id,
+            "name": result.agent.name,
+            "mode": result.mode.value,
+            "node_id": result.entry.node_id,
+            "started": result.started,
+        }
+
+    async def session_stop(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        stopped = await self._rt.stop_agent(_text(p, "name"), reason="stopped from the UI")
+        return {"stopped": stopped}
+
+    def terminal_attach(self, views: TerminalViews, p: JsonObject) -> JsonValue:
+        # Synchronous on purpose: the reply is queued before any output of the new attach.
+        agent, session = self._terminal(p)
+        attach_id, scrollback = views.attach(session)
+        return {"attach_id": attach_id, "agent_id": agent.id, "scrollback": scrollback}
+
+    def terminal_detach(self, views: TerminalViews, p: JsonObject) -> JsonValue:
+        attach_id = _text(p, "attach_id")
+        if not views.detach(attach_id):
+            raise NotFound(f"attach_id: no terminal view {attach_id!r} on this connection")
+        return {"detached": attach_id}
+
+    def terminal_write(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        data = p.get("data")
+        if not isinstance(data, str):
+            raise MissingField("data") if data is None else Invalid("data: expected a string")
+        self._terminal(p)[1].write(data)
+        return None
+
+    def terminal_resize(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        rows = _opt_int(p, "rows", None, 1, TERMINAL_MAX)
+        cols = _opt_int(p, "cols", None, 1, TERMINAL_MAX)
+        self._terminal(p)[1].resize(rows, cols)
+        return None
+
+    def _terminal(self, p: JsonObject) -> tuple[Agent, TerminalSession]:
+        agent = self._s.agents.get(_text(p, "name"))
+        session = self._rt.sessions.terminal_session(agent.id)
+        if session is None:
+            raise Conflict(f"agent {agent.name} is not running in a terminal")
+        return agent, session
+
+    # --- chat, board, logs -----------------------------------------------------------------------
+
+    async def chat_send(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        name = validate_slug(_text(p, "name"), "name")
+        text = _text(p, "text")
+        if not text.strip():
+            raise MissingField("text")
+        command = AskAgent(target=name, task=text)
+        # Through the orchestrator: it waits in the agent's FIFO like any other ask.
+        outcome = await self._rt.orchestrator.dispatch(command, Source.UI)
+        return {"reply": outcome.reply}
+
+    async def chat_interrupt(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        agent = self._s.agents.get(_text(p, "name"))
+        session = self._rt.sessions.structured_session(agent.id)
+        if session is None or not session.busy:
+            return {"interrupted": False}
+        await session.interrupt()
+        return {"interrupted": True}
+
+    def workstate_get(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        # A read, not a command: it is not logged as a delegation.
+        queues = {a.id: self._rt.ask.queue_length(a.id) for a in self._s.agents.all()}
+        return board(self._s.agents, self._s.live_state, self._rt.sessions, queues)
+
+    async def delegations_recent(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        limit = _opt_int(p, "limit", DELEGATIONS_DEFAULT, 1, DELEGATIONS_MAX)
+        records: list[JsonValue] = [*(await asyncio.to_thread(self._rt.delegations.recent, limit))]
+        return records
+
+    def problems_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        return [{**problem.to_dict(), "reason": problem.reason} for problem in self._problems()]
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def _agent_rows(self, agents: list[Agent]) -> list[JsonObject]:
+        profiles = self._s.profiles.all()
+        live = {a.agent_id: a for a in self._rt.sessions.live_agents()}
+        board_rows = self._s.live_state.load().rows
+        rows: list[JsonObject] = []
+        for agent in agents:
+            profile = profiles.get(agent.profile)
+            running = live.get(agent.id)
+            mode = running.mode if running else agent.mode or (profile and profile.default_mode)
+            row = board_rows.get(agent.id)
+            rows.append(
+                {
+                    "id": agent.id,
+                    "name": agent.name,
+                    "profile": agent.profile,
+                    "mode": mode.value if mode else None,
+                    "configured_mode": agent.mode.value if agent.mode else None,
+                    "model": agent.model,
+                    "description": agent.description,
+                    "context": agent.context,
+                    "live": running is not None,
+                    "node_id": running.node_id if running else None,
+                    "status": row.status.value if row else "idle",
+                }
+            )
+        return rows
+
+
+def _text(p: JsonObject, key: str) -> str:
+    value = p.get(key)
+    if value is None or value == "":
+        raise MissingField(key)
+    if not isinstance(value, str):
+        raise Invalid(f"{key}: expected a string, got {type(value).__name__}")
+    return value
+
+
+def _opt_text(p: JsonObject, key: str) -> str | None:
+    value = p.get(key)
+    if value is not None and not isinstance(value, str):
+        raise Invalid(f"{key}: expected a string or null, got {type(value).__name__}")
+    return value
+
+
+def _opt_bool(p: JsonObject, key: str, *, default: bool) -> bool:
+    value = p.get(key, default)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise Invalid(f"{key}: expected true or false, got {value!r}")
+    return value
+
+
+def _opt_int(p: JsonObject, key: str, default: int | None, low: int, high: int) -> int:
+    value = p.get(key)
+    if value is None:
+        if default is None:
+            raise MissingField(key)
+        return default
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise Invalid(f"{key}: expected an integer from {low} to {high}, got {value!r}")
+    return value
+
+
+def _choice(p: JsonObject, key: str, choices: tuple[T, ...]) -> T:
+    found = _opt_choice(p, key, choices)
+    if found is None:
+        raise MissingField(key)
+    return found
+
+
+def _opt_choice(p: JsonObject, key: str, choices: tuple[T, ...]) -> T | None:
+    value = p.get(key)
+    if value is None:
+        return None
+    for choice in choices:
+        if value == choice:
+            return choice
+    known = ", ".join(str(c) for c in choices)
+    raise Invalid(f"{key}: expected one of {known}, got {value!r}")

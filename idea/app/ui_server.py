@@ -1,0 +1,384 @@
+"""The local UI server: ``ui/dist`` and a WebSocket API on ``127.0.0.1`` (protocol: ui/API.md).
+
+Invariant: no request is served unless it carries the per-launch token (``?token=`` or the cookie
+that a page load with a valid token sets), names this server in ``Host`` (``127.0.0.1:<port>`` or
+``localhost:<port>``) and, if it has an ``Origin`` (always for a WebSocket), comes from this
+server's own origin; anything else gets 403. Each client has one writer task draining its
+``ClientOutbox``, so a slow client delays only itself; every bus event, chat event and terminal
+exit is pushed to every client. All of it runs on the core loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import itertools
+import json
+import logging
+import secrets
+import sys
+from collections.abc import Awaitable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from aiohttp import WSMsgType, web
+from aiohttp.typedefs import Handler
+
+from idea.app.runtime import ProjectRuntime
+from idea.app.terminal_stream import (
+    DEFAULT_INTERVAL_S,
+    DEFAULT_OUTPUT_LIMIT_BYTES,
+    ClientOutbox,
+    ClientStreams,
+)
+from idea.app.ui_api import Method, UiApi
+from idea.application.session_ports import Unsubscribe
+from idea.domain.errors import CorruptFile, IdeaError, Internal, Invalid, Unavailable
+from idea.domain.events import AgentLaunched, AgentStopped, DomainEvent, StoreFileQuarantined
+from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.session_events import SessionEvent
+
+log = logging.getLogger(__name__)
+
+WS_PATH = "/ws"
+TOO_SLOW = 4001  # close code: the client fell too far behind; it reconnects and reloads
+CLOSE_TIMEOUT_S = 2.0
+_NOT_BUILT = (
+    "<!doctype html><meta charset=utf-8><title>IdeA</title>"
+    "<p>IdeA UI not built: build <code>ui/</code> into <code>ui/dist</code>.</p>"
+)
+
+
+def default_dist() -> Path:
+    """``ui/dist`` beside the package, or inside the PyInstaller bundle when frozen."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    base = Path(bundle) if bundle else Path(__file__).resolve().parents[2]
+    return base / "ui" / "dist"
+
+
+class UiServer:
+    def __init__(
+        self,
+        runtime: ProjectRuntime,
+        *,
+        port: int = 0,
+        dist: Path | None = None,
+        token: str | None = None,
+        interval_s: float = DEFAULT_INTERVAL_S,
+        output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES,
+    ) -> None:
+        self.token = token or secrets.token_urlsafe(32)
+        self.dist = (dist or default_dist()).resolve()
+        self.port = port
+        self._runtime = runtime
+        self.outbox_limits = (interval_s, output_limit_bytes)
+        self._api = UiApi(runtime, self.problems)
+        self._clients: set[Client] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._watches: dict[str, list[Unsubscribe]] = {}
+        self._seen_problems: list[CorruptFile] = []
+        self._attach_ids = itertools.count(1)
+        self._unsubscribe_bus: Unsubscribe | None = None
+        self._runner: web.AppRunner | None = None
+
+        @web.middleware
+        async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+            return await self._guard(request, handler)
+
+        self.app = web.Application(middlewares=[guard])
+        self.app.router.add_get(WS_PATH, self._websocket)
+        self.app.router.add_get("/{path:.*}", self._static)
+        self.app.on_startup.append(self._on_startup)
+        self.app.on_shutdown.append(self._on_shutdown)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/?token={self.token}"
+
+    @property
+    def clients(self) -> tuple[Client, ...]:
+        return tuple(self._clients)
+
+    async def start(self) -> str:
+        """Listen on ``127.0.0.1:<port>`` (0: any free port); the URL with the token.
+        Raises ``Unavailable`` if the port cannot be bound."""
+        self._runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=CLOSE_TIMEOUT_S)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port)
+        try:
+            await site.start()
+        except OSError as exc:
+            await self.close()
+            raise Unavailable(f"UI server: cannot listen on 127.0.0.1:{self.port}: {exc}") from exc
+        self.port = self._runner.addresses[0][1]
+        return self.url
+
+    async def close(self) -> None:
+        """Close every client and stop listening; idempotent."""
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+
+    def problems(self) -> list[CorruptFile]:
+        """Files moved aside: the stores' reports, then those published since the server started."""
+        seen = {p.quarantined_to for p in self._runtime.services.problems}
+        extra = [p for p in self._seen_problems if p.quarantined_to not in seen]
+        return [*self._runtime.services.problems, *extra]
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in a task that closing the server cancels."""
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def next_attach_id(self) -> str:
+        return f"t{next(self._attach_ids)}"
+
+    # --- security --------------------------------------------------------------------------------
+
+    async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        refusal = self._refusal(request)
+        if refusal is not None:
+            log.warning("UI server refused %s %s: %s", request.method, request.path, refusal)
+            return web.Response(status=403, text=f"forbidden: {refusal}\n")
+        return await handler(request)
+
+    def _refusal(self, request: web.Request) -> str | None:
+        port = _local_port(request)
+        own_hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+        if request.headers.get("Host") not in own_hosts:
+            return "the Host header does not name this server"
+        origin = request.headers.get("Origin")
+        if (origin is not None or request.path == WS_PATH) and origin not in {
+            f"http://{host}" for host in own_hosts
+        }:
+            return "the request does not come from this app's own origin"
+        if not (self._valid(request.query.get("token")) or self._valid(_cookie(request, port))):
+            return "missing or wrong token"
+        return None
+
+    def _valid(self, candidate: str | None) -> bool:
+        return candidate is not None and hmac.compare_digest(
+            candidate.encode("utf-8"), self.token.encode("utf-8")
+        )
+
+    # --- static files ----------------------------------------------------------------------------
+
+    async def _static(self, request: web.Request) -> web.StreamResponse:
+        relative = request.match_info.get("path", "")
+        headers = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+        index = relative in ("", "index.html")
+        if index:
+            headers["Cache-Control"] = "no-store"
+        target = (self.dist / (relative if not index else "index.html")).resolve()
+        response: web.StreamResponse
+        if not target.is_relative_to(self.dist) or not target.is_file():
+            if not index:
+                raise web.HTTPNotFound(headers=headers)
+            response = web.Response(text=_NOT_BUILT, content_type="text/html", headers=headers)
+        else:
+            response = web.FileResponse(target, headers=headers)
+        if index and self._valid(request.query.get("token")):
+            # Cookies ignore ports: the name carries it, so two servers never overwrite each other.
+            response.set_cookie(
+                _cookie_name(_local_port(request)),
+                self.token,
+                httponly=True,
+                samesite="Strict",
+                path="/",
+            )
+        return response
+
+    # --- WebSocket -------------------------------------------------------------------------------
+
+    async def _websocket(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(heartbeat=30.0, compress=False, timeout=CLOSE_TIMEOUT_S)
+        await ws.prepare(request)
+        client = Client(self, ws, request)
+        self._clients.add(client)
+        writer = asyncio.create_task(client.write_loop())
+        try:
+            async for msg in ws:
+                if msg.type == WSMsgType.TEXT:
+                    self._on_text(client, msg.data)
+                elif msg.type == WSMsgType.BINARY:
+                    client.reply(None, error=Invalid("binary frames are not accepted"))
+        finally:
+            self._clients.discard(client)
+            client.release()
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+        return ws
+
+    def _on_text(self, client: Client, data: str) -> None:
+        request_id: JsonValue = None
+        try:
+            try:
+                message = json.loads(data)
+            except ValueError:
+                raise Invalid("message: not JSON") from None
+            if not isinstance(message, dict):
+                raise Invalid("message: expected an object {id, method, params}")
+            request_id = message.get("id")
+            if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+                request_id = None
+                raise Invalid("id: expected a number or a string")
+            method = self._api.method(message.get("method"))
+            params = message.get("params", {})
+            if params is None:
+                params = {}
+            if not isinstance(params, dict):
+                raise Invalid("params: expected an object")
+        except IdeaError as exc:
+            client.reply(request_id, error=exc)
+            return
+        self._call(client, request_id, method, params)
+
+    def _call(
+        self, client: Client, request_id: JsonValue, method: Method, params: JsonObject
+    ) -> None:
+        """Synchronous methods answer at once, in arrival order (keystrokes stay in order)."""
+        try:
+            result = method(client, params)
+        except Exception as exc:
+            client.reply(request_id, error=_as_idea_error(exc))
+            return
+        if isinstance(result, Awaitable):
+            # A long call (a chat turn) outlives a reload: its reply is dropped, its events not.
+            self.spawn(self._finish(client, request_id, result))
+        else:
+            client.reply(request_id, result=result)
+
+    async def _finish(
+        self, client: Client, request_id: JsonValue, pending: Awaitable[JsonValue]
+    ) -> None:
+        try:
+            result = await pending
+        except Exception as exc:
+            client.reply(request_id, error=_as_idea_error(exc))
+        else:
+            client.reply(request_id, result=result)
+
+    # --- pushed events ---------------------------------------------------------------------------
+
+    async def _on_startup(self, _: web.Application) -> None:
+        self._unsubscribe_bus = self._runtime.bus.subscribe(self._on_event)
+        for live in self._runtime.sessions.live_agents():
+            self._watch(live.agent_id, live.agent_name)
+
+    async def _on_shutdown(self, _: web.Application) -> None:
+        if self._unsubscribe_bus is not None:
+            self._unsubscribe_bus()
+            self._unsubscribe_bus = None
+        for agent_id in list(self._watches):
+            self._unwatch(agent_id)
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*(c.shut(1001, b"server closing") for c in list(self._clients)))
+
+    def _on_event(self, event: DomainEvent) -> None:
+        if isinstance(event, AgentLaunched):
+            self._watch(event.agent_id, event.agent_name)
+        elif isinstance(event, StoreFileQuarantined):
+            self._seen_problems.append(CorruptFile(event.path, event.quarantined_to, event.reason))
+        self.broadcast(type(event).__name__, event.to_json())
+        if isinstance(event, AgentStopped):
+            self._unwatch(event.agent_id)
+
+    def broadcast(self, event: str, data: JsonObject) -> None:
+        text = json.dumps({"event": event, "data": data}, separators=(",", ":"))
+        for client in list(self._clients):
+            client.push(text)
+
+    def _watch(self, agent_id: str, agent_name: str) -> None:
+        """Relay a live session's chat events and its terminal's exit to every client."""
+        self._unwatch(agent_id)
+        sessions = self._runtime.sessions
+        watches: list[Unsubscribe] = []
+        structured = sessions.structured_session(agent_id)
+        if structured is not None:
+
+            def chat(event: SessionEvent) -> None:
+                who: JsonObject = {"agent_id": agent_id, "agent_name": agent_name}
+                self.broadcast("ChatEvent", {**who, **event.to_json()})
+
+            watches.append(structured.subscribe(chat))
+        terminal = sessions.terminal_session(agent_id)
+        if terminal is not None:
+
+            def exited(code: int) -> None:
+                data: JsonObject = {"agent_id": agent_id, "agent_name": agent_name}
+                self.broadcast("TerminalExit", {**data, "exit_code": code})
+
+            watches.append(terminal.on_exit(exited))
+        self._watches[agent_id] = watches
+
+    def _unwatch(self, agent_id: str) -> None:
+        for unsubscribe in self._watches.pop(agent_id, []):
+            unsubscribe()
+
+
+class Client(ClientStreams):
+    """One WebSocket connection: its streams, replies and closing."""
+
+    def __init__(self, server: UiServer, ws: web.WebSocketResponse, request: web.Request) -> None:
+        self._server = server
+        self._ws = ws
+        self._request = request
+        interval_s, limit = server.outbox_limits
+        outbox = ClientOutbox(interval_s=interval_s, output_limit_bytes=limit)
+        sends = (ws.send_str, ws.send_bytes)
+        super().__init__(outbox, sends, server.next_attach_id, self._too_slow)
+
+    def _too_slow(self) -> None:
+        log.warning("UI client too slow: its queue of messages is full; closing it")
+        self._server.spawn(self.shut(TOO_SLOW, b"client too slow; reconnect"))
+
+    def reply(
+        self, request_id: JsonValue, *, result: JsonValue = None, error: IdeaError | None = None
+    ) -> None:
+        message: JsonObject = {"id": request_id, "ok": error is None}
+        if error is None:
+            message["result"] = result
+        else:
+            message["error"] = {**error.to_dict()}
+        self.push(json.dumps(message, separators=(",", ":")))
+
+    async def write_loop(self) -> None:
+        try:
+            await self.pump.run()
+        except (ConnectionError, RuntimeError) as exc:
+            log.debug("UI client gone: %s", exc)
+
+    async def shut(self, code: int, reason: bytes) -> None:
+        self.release()
+        try:
+            async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                await self._ws.close(code=code, message=reason)
+        except (TimeoutError, ConnectionError, RuntimeError):
+            # A client that reads nothing cannot take a close frame either: drop the connection.
+            if self._request.transport is not None:
+                self._request.transport.abort()
+
+
+def _as_idea_error(exc: Exception) -> IdeaError:
+    if isinstance(exc, IdeaError):
+        return exc
+    log.exception("UI method failed unexpectedly", exc_info=exc)
+    return Internal(f"unexpected error: {exc}")
+
+
+def _local_port(request: web.Request) -> int | None:
+    transport = request.transport
+    sockname = transport.get_extra_info("sockname") if transport is not None else None
+    return sockname[1] if isinstance(sockname, tuple) and len(sockname) >= 2 else None
+
+
+def _cookie_name(port: int | None) -> str:
+    return f"idea_token_{port}"
+
+
+def _cookie(request: web.Request, port: int | None) -> str | None:
+    return request.cookies.get(_cookie_name(port))

@@ -1,0 +1,79 @@
+"""UpdateAgent and DeleteAgent: edit an agent's definition safely.
+
+A running agent's run dir and live session are known by its name, so it is renamed or deleted
+only once stopped (CONFLICT otherwise); its id never changes, so cells bound to it stay bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from idea.application.live_sessions import LiveSessions
+from idea.application.ports import AgentStore, ProfileStore
+from idea.domain.agent import Agent
+from idea.domain.errors import Conflict, Invalid
+from idea.domain.names import validate_slug
+from idea.domain.profile import Mode
+
+
+@dataclass(frozen=True, slots=True)
+class AgentChanges:
+    """What to change; ``None`` fields are kept (``mode`` uses ``keep_mode`` for that)."""
+
+    profile: str | None = None
+    context: str | None = None
+    description: str | None = None
+    clear_description: bool = False
+    mode: Mode | None = None
+    keep_mode: bool = True
+    new_name: str | None = None
+
+
+def update_agent(
+    agents: AgentStore,
+    profiles: ProfileStore,
+    sessions: LiveSessions,
+    name: str,
+    changes: AgentChanges,
+) -> Agent:
+    """Raises ``NotFound`` (agent, profile), ``Invalid`` (name, mode), ``Conflict`` (renaming a
+    running agent, or to a taken name)."""
+    agent = agents.get(name)
+    profile_name = validate_slug(changes.profile, "profile") if changes.profile else agent.profile
+    profile = profiles.get(profile_name)
+    mode = agent.mode if changes.keep_mode else changes.mode
+    if mode is not None and not profile.supports(mode):
+        raise Invalid(f"mode: profile '{profile.name}' cannot run in {mode.value} mode")
+    description = (
+        None
+        if changes.clear_description
+        else changes.description
+        if changes.description is not None
+        else agent.description
+    )
+    changed = replace(
+        agent,
+        profile=profile.name,
+        context=changes.context if changes.context is not None else agent.context,
+        description=description,
+        mode=mode,
+    )
+    if changes.new_name is not None and changes.new_name != agent.name:
+        validate_slug(changes.new_name, "new_name")
+        refuse_live(sessions, agent, "renamed")
+        changed = replace(changed, name=agents.rename(agent.name, changes.new_name).name)
+    agents.save(changed)
+    return changed
+
+
+def delete_agent(agents: AgentStore, sessions: LiveSessions, name: str) -> Agent:
+    """Raises ``NotFound``, ``Conflict`` (the agent is running)."""
+    agent = agents.get(name)
+    refuse_live(sessions, agent, "deleted")
+    agents.delete(agent.name)
+    return agent
+
+
+def refuse_live(sessions: LiveSessions, agent: Agent, what: str) -> None:
+    if sessions.is_agent_live(agent.id) or sessions.launching(agent.id) is not None:
+        raise Conflict(f"agent {agent.name} is running: stop it before it can be {what}")

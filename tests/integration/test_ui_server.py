@@ -1,0 +1,645 @@
+"""The UI server as the browser uses it: real HTTP and WebSocket, a real runtime, fake agents.
+
+Fake terminals echo what is written; fake structured sessions answer ``echo: <prompt>``.
+Every wait is bounded; terminal tests wait for a sentinel.
+"""
+
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+
+import aiohttp
+import pytest
+from aiohttp import WSMsgType
+from aiohttp.test_utils import TestClient, TestServer
+from yarl import URL
+
+import idea
+from idea.app.runtime import ProjectRuntime
+from idea.app.terminal_stream import Output, Resync, decode_frame
+from idea.app.ui_server import UiServer, default_dist
+from idea.domain.agent import Agent
+from idea.domain.errors import Unavailable
+from tests.fakes.fake_agent_session import FakeAgentSession
+from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.processes import LineWatcher, spawned
+
+PAGE = "<!doctype html><p>test page</p>"
+
+
+class StartedSession(FakeAgentSession):
+    """Tells the test when a turn has started."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.turn_started = asyncio.Event()
+
+    async def _start_turn(self, prompt):
+        await super()._start_turn(prompt)
+        self.turn_started.set()
+
+
+@pytest.fixture
+def starter():
+    return FakeSessionStarter(session_class=StartedSession)
+
+
+@pytest.fixture
+async def runtime(tmp_path, starter):
+    root = tmp_path / "project"
+    root.mkdir()
+    rt = await ProjectRuntime.open(
+        root, starter=starter, with_mcp=False, resume=False, file_door=False
+    )
+    rt.services.agents.save(Agent(id="id-sh", name="sh", profile="shell"))
+    rt.services.agents.save(Agent(id="id-bot", name="bot", profile="claude"))
+    yield rt
+    await rt.close()
+
+
+@pytest.fixture
+def dist(tmp_path):
+    folder = tmp_path / "dist"
+    (folder / "assets").mkdir(parents=True)
+    (folder / "index.html").write_text(PAGE, encoding="utf-8")
+    (folder / "assets" / "app.js").write_text("console.log('ok')", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("not for the browser", encoding="utf-8")
+    return folder
+
+
+async def serve(runtime, dist, **options):
+    server = UiServer(runtime, dist=dist, **options)
+    client = TestClient(TestServer(server.app))
+    await client.start_server()
+    return server, client
+
+
+@pytest.fixture
+async def ui(runtime, dist):
+    server, client = await serve(runtime, dist)
+    yield server, client
+    await client.close()
+
+
+def own_origin(client, host="127.0.0.1"):
+    return f"http://{host}:{client.port}"
+
+
+class Api:
+    """A WebSocket client of the API: replies by id; events and terminal frames are kept."""
+
+    def __init__(self, ws):
+        self.ws = ws
+        self.next_id = 0
+        self.replies = {}
+        self.events = []
+        self.frames = []
+
+    async def read_one(self):
+        msg = await self.ws.receive()
+        if msg.type == WSMsgType.TEXT:
+            data = json.loads(msg.data)
+            if "event" in data:
+                self.events.append(data)
+            else:
+                self.replies[data["id"]] = data
+        elif msg.type == WSMsgType.BINARY:
+            self.frames.append(decode_frame(msg.data))
+        else:
+            raise AssertionError(f"the connection ended: {msg}")
+
+    async def until(self, predicate, timeout=5.0):
+        async with asyncio.timeout(timeout):
+            while not predicate():
+                await self.read_one()
+
+    async def send(self, method, **params):
+        self.next_id += 1
+        await self.ws.send_json({"id": self.next_id, "method": method, "params": params})
+        return self.next_id
+
+    async def reply(self, request_id):
+        await self.until(lambda: request_id in self.replies)
+        return self.replies.pop(request_id)
+
+    async def ok(self, method, **params):
+        reply = await self.reply(await self.send(method, **params))
+        assert reply["ok"] is True, reply
+        return reply["result"]
+
+    async def fail(self, method, **params):
+        reply = await self.reply(await self.send(method, **params))
+        assert reply["ok"] is False, reply
+        assert set(reply) == {"id", "ok", "error"}
+        return reply["error"]
+
+    async def event(self, name, **match):
+        def found():
+            return next((e["data"] for e in self.events if matches(e, name, match)), None)
+
+        await self.until(lambda: found() is not None)
+        data = found()
+        self.events.remove({"event": name, "data": data})
+        return data
+
+    def output(self, attach_id):
+        return "".join(
+            f.text for f in self.frames if isinstance(f, Output) and f.attach_id == attach_id
+        )
+
+
+def matches(event, name, match):
+    return event["event"] == name and all(event["data"].get(k) == v for k, v in match.items())
+
+
+async def connect(ui, **headers):
+    server, client = ui
+    ws = await client.ws_connect(
+        f"/ws?token={server.token}", headers={"Origin": own_origin(client), **headers}
+    )
+    return Api(ws)
+
+
+@pytest.fixture
+async def api(ui):
+    connection = await connect(ui)
+    yield connection
+    await connection.ws.close()
+
+
+# --- security ------------------------------------------------------------------------------------
+
+
+async def test_a_page_load_with_the_token_sets_a_strict_cookie_that_then_suffices(ui):
+    server, client = ui
+    page = await client.get(f"/?token={server.token}")
+    assert page.status == 200
+    assert await page.text() == PAGE
+    cookie = page.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie
+    assert "SameSite=Strict" in cookie
+    assert page.headers["Referrer-Policy"] == "no-referrer"
+    asset = await client.get("/assets/app.js")
+    assert asset.status == 200
+    assert await asset.text() == "console.log('ok')"
+    ws = await client.ws_connect("/ws", headers={"Origin": own_origin(client)})
+    await ws.close()
+
+
+@pytest.mark.parametrize(
+    ("path", "headers"),
+    [
+        ("/", {}),
+        ("/?token=wrong", {}),
+        ("/assets/app.js", {}),
+        ("/?token={token}", {"Host": "evil.example:{port}"}),
+        ("/?token={token}", {"Host": "127.0.0.1:1"}),
+        ("/assets/app.js?token={token}", {"Origin": "http://evil.example"}),
+    ],
+    ids=["no-token", "wrong-token", "asset-no-token", "bad-host", "bad-port", "foreign-origin"],
+)
+async def test_http_requests_without_token_or_from_elsewhere_are_refused(ui, path, headers):
+    server, client = ui
+    filled = {k: v.format(port=client.port) for k, v in headers.items()}
+    response = await client.get(path.format(token=server.token), headers=filled)
+    assert response.status == 403
+    assert "Set-Cookie" not in response.headers
+
+
+async def test_localhost_is_this_server_too(ui):
+    server, client = ui
+    response = await client.get(
+        f"/?token={server.token}", headers={"Host": f"localhost:{client.port}"}
+    )
+    assert response.status == 200
+
+
+@pytest.mark.parametrize(
+    ("query", "origin"),
+    [
+        ("?token={token}", None),
+        ("?token={token}", "http://evil.example"),
+        ("?token={token}", "http://127.0.0.1:1"),
+        ("", "own"),
+        ("?token=wrong", "own"),
+    ],
+    ids=["no-origin", "foreign-origin", "other-port-origin", "no-token", "wrong-token"],
+)
+async def test_websocket_handshakes_without_token_or_own_origin_are_refused(ui, query, origin):
+    server, client = ui
+    if origin == "own":
+        origin = own_origin(client)
+    headers = {} if origin is None else {"Origin": origin}
+    with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+        await client.ws_connect(f"/ws{query.format(token=server.token)}", headers=headers)
+    assert refused.value.status == 403
+
+
+async def test_websocket_from_localhost_origin_with_the_token_is_accepted(ui):
+    server, client = ui
+    ws = await client.ws_connect(
+        f"/ws?token={server.token}",
+        headers={"Origin": own_origin(client, "localhost"), "Host": f"localhost:{client.port}"},
+    )
+    api = Api(ws)
+    assert (await api.ok("project.info"))["version"]
+    await ws.close()
+
+
+async def test_files_outside_dist_and_missing_files_are_not_served(ui):
+    server, client = ui
+    for raw in ("/..%2Fsecret.txt", "/assets/..%2F..%2Fsecret.txt", "/nope.js"):
+        response = await client.get(URL(f"{raw}?token={server.token}", encoded=True))
+        assert response.status == 404, raw
+
+
+async def test_without_a_built_ui_the_page_says_so(runtime, tmp_path):
+    server, client = await serve(runtime, tmp_path / "no-dist")
+    try:
+        page = await client.get(f"/?token={server.token}")
+        assert page.status == 200
+        assert "IdeA UI not built" in await page.text()
+    finally:
+        await client.close()
+
+
+async def test_a_real_listener_serves_on_loopback_and_a_taken_port_is_unavailable(runtime, dist):
+    first = UiServer(runtime, dist=dist)
+    url = URL(await first.start())
+    try:
+        assert (url.host, url.query["token"]) == ("127.0.0.1", first.token)
+        async with aiohttp.ClientSession() as http, http.get(url) as page:
+            assert await page.text() == PAGE
+        second = UiServer(runtime, dist=dist, port=url.port)
+        with pytest.raises(Unavailable, match=str(url.port)):
+            await second.start()
+    finally:
+        await first.close()
+        await first.close()
+
+
+def test_the_ui_is_served_from_ui_dist_beside_the_package():
+    assert default_dist() == Path(idea.__file__).resolve().parents[1] / "ui" / "dist"
+
+
+# --- protocol ------------------------------------------------------------------------------------
+
+
+async def test_malformed_messages_get_an_error_reply_and_the_connection_lives_on(api):
+    await api.ws.send_str("not json")
+    await api.until(lambda: None in api.replies)
+    assert api.replies.pop(None)["error"]["code"] == "INVALID"
+    await api.ws.send_json({"id": 7})
+    assert (await api.reply(7))["error"] == {
+        "code": "MISSING_FIELD",
+        "message": "missing required field 'method'",
+        "field": "method",
+    }
+    await api.ws.send_json({"id": "s8", "method": "no.such"})
+    assert "no.such" in (await api.reply("s8"))["error"]["message"]
+    await api.ws.send_json({"id": 9, "method": "project.info", "params": [1]})
+    assert (await api.reply(9))["error"]["code"] == "INVALID"
+    await api.ws.send_bytes(b"\x01\x00")
+    await api.until(lambda: None in api.replies)
+    assert api.replies.pop(None)["error"]["code"] == "INVALID"
+    assert (await api.ok("project.info"))["name"] == "project"
+
+
+async def test_project_info_and_profiles_with_cli_detection(api, runtime):
+    info = await api.ok("project.info")
+    assert info["id"] == runtime.services.info.id
+    assert info["root"] == str(runtime.services.paths.root)
+    profiles = {p["name"]: p for p in await api.ok("profiles.list")}
+    assert {"claude", "codex", "gemini", "shell"} <= set(profiles)
+    assert profiles["shell"]["modes"] == ["terminal"]
+    assert profiles["claude"]["modes"] == ["terminal", "structured"]
+    for profile in profiles.values():
+        assert profile["installed"] == (profile["path"] is not None)
+        assert profile["installed"] or profile["problem"]
+
+
+# --- agents --------------------------------------------------------------------------------------
+
+
+async def test_agents_create_update_rename_and_delete(api, runtime):
+    made = await api.ok(
+        "agents.create", name="arch", profile="claude", context="You design.", mode="structured"
+    )
+    assert (made["name"], made["mode"], made["live"], made["context"]) == (
+        "arch",
+        "structured",
+        False,
+        "You design.",
+    )
+    await api.event("AgentsChanged")
+    assert (await api.fail("agents.create", name="arch", profile="claude"))["code"] == "CONFLICT"
+    assert (await api.fail("agents.create", name="x"))["field"] == "profile"
+    bad_mode = await api.fail("agents.create", name="x", profile="shell", mode="structured")
+    assert bad_mode["code"] == "INVALID"
+
+    updated = await api.ok(
+        "agents.update", name="arch", new_name="architect", description="plans", mode=None
+    )
+    assert (updated["id"], updated["name"], updated["description"], updated["mode"]) == (
+        made["id"],
+        "architect",
+        "plans",
+        "structured",
+    )
+    assert updated["configured_mode"] is None
+    assert updated["context"] == "You design."
+    paths = runtime.services.paths
+    assert not paths.agent_file("arch").exists()
+    assert runtime.services.agents.get("architect").id == made["id"]
+    taken = await api.fail("agents.update", name="architect", new_name="sh")
+    assert taken["code"] == "CONFLICT"
+    wrong = await api.fail("agents.update", name="architect", profile="shell", mode="structured")
+    assert wrong["code"] == "INVALID"
+    assert "mode" in wrong["message"]
+
+    listed = {a["name"]: a for a in await api.ok("agents.list")}
+    assert set(listed) == {"architect", "bot", "sh"}
+    assert await api.ok("agents.delete", name="architect") == {
+        "deleted": "architect",
+        "agent_id": made["id"],
+    }
+    assert (await api.fail("agents.delete", name="architect"))["code"] == "NOT_FOUND"
+
+
+async def test_a_live_agent_is_neither_deleted_nor_renamed(api):
+    await api.ok("session.launch", name="sh")
+    assert (await api.fail("agents.delete", name="sh"))["code"] == "CONFLICT"
+    assert (await api.fail("agents.update", name="sh", new_name="shell2"))["code"] == "CONFLICT"
+    row = next(a for a in await api.ok("agents.list") if a["name"] == "sh")
+    assert (row["live"], row["mode"], row["node_id"]) == (True, "terminal", None)
+
+
+# --- layouts -------------------------------------------------------------------------------------
+
+
+async def test_layout_operations_persist_and_publish(api, runtime):
+    layouts = await api.ok("layouts.get")
+    first_leaf = layouts["tabs"][0]["root"]["id"]
+
+    split = await api.ok("layouts.apply", op="split", leaf_id=first_leaf, direction="row")
+    await api.event("LayoutChanged")
+    new_leaf = split["leaf_id"]
+    root = split["layouts"]["tabs"][0]["root"]
+    assert [c["id"] for c in root["children"]] == [first_leaf, new_leaf]
+    resized = await api.ok("layouts.apply", op="resize", split_id=root["id"], sizes=[3, 1])
+    assert resized["layouts"]["tabs"][0]["root"]["sizes"] == [0.75, 0.25]
+    bound = await api.ok(
+        "layouts.apply", op="bind", leaf_id=new_leaf, agent_id="id-bot", view="chat"
+    )
+    leaf = bound["layouts"]["tabs"][0]["root"]["children"][1]
+    assert (leaf["agent"], leaf["view"]) == ("id-bot", "chat")
+    tab = await api.ok("layouts.apply", op="add_tab", title="Second")
+    assert tab["layouts"]["active_tab"] == tab["tab_id"]
+    first_tab = layouts["tabs"][0]["id"]
+    active = await api.ok("layouts.apply", op="set_active_tab", tab_id=first_tab)
+    assert active["layouts"]["active_tab"] == first_tab
+    closed_tab = await api.ok("layouts.apply", op="close_tab", tab_id=tab["tab_id"])
+    assert len(closed_tab["layouts"]["tabs"]) == 1
+    closed = await api.ok("layouts.apply", op="close", leaf_id=first_leaf)
+    assert closed["layouts"]["tabs"][0]["root"]["id"] == new_leaf
+    assert runtime.layouts().to_json() == closed["layouts"]
+    assert await api.ok("layouts.get") == closed["layouts"]
+
+    assert (await api.fail("layouts.apply", op="explode"))["code"] == "INVALID"
+    assert (await api.fail("layouts.apply", op="split", direction="row"))["field"] == "leaf_id"
+    last = await api.fail("layouts.apply", op="close_tab", tab_id=first_tab)
+    assert last["code"] == "INVALID"
+    unknown = await api.fail("layouts.apply", op="bind", leaf_id=new_leaf, agent_id="nobody")
+    assert unknown["code"] == "NOT_FOUND"
+    sizes = await api.fail("layouts.apply", op="resize", split_id=root["id"], sizes="big")
+    assert "sizes" in sizes["message"]
+
+
+async def test_a_cell_no_longer_showing_its_live_agent_lets_it_run_in_the_background(api):
+    leaf = (await api.ok("layouts.get"))["tabs"][0]["root"]["id"]
+    await api.ok("layouts.apply", op="bind", leaf_id=leaf, agent_id="id-sh")
+    await api.ok("session.launch", name="sh", node_id=leaf)
+    await api.ok("layouts.apply", op="bind", leaf_id=leaf, agent_id="id-bot", view="chat")
+    row = next(a for a in await api.ok("agents.list") if a["name"] == "sh")
+    assert (row["live"], row["node_id"]) == (True, None)
+
+
+# --- sessions and terminals ----------------------------------------------------------------------
+
+
+async def test_launch_and_stop_push_events_and_a_second_launch_elsewhere_is_refused(api):
+    layouts = await api.ok("layouts.get")
+    leaf = layouts["tabs"][0]["root"]["id"]
+    other = (await api.ok("layouts.apply", op="split", leaf_id=leaf, direction="column"))["leaf_id"]
+    launched = await api.ok("session.launch", name="sh", node_id=leaf, rows=30, cols=100)
+    assert launched == {
+        "agent_id": "id-sh",
+        "name": "sh",
+        "mode": "terminal",
+        "node_id": leaf,
+        "started": True,
+    }
+    event = await api.event("AgentLaunched", agent_id="id-sh")
+    assert (event["node_id"], event["mode"]) == (leaf, "terminal")
+    again = await api.ok("session.launch", name="sh", node_id=leaf)
+    assert again["started"] is False
+    refused = await api.fail("session.launch", name="sh", node_id=other)
+    assert refused == {
+        "code": "AGENT_ALREADY_RUNNING",
+        "message": refused["message"],
+        "agent_id": "id-sh",
+        "node_id": leaf,
+    }
+    assert (await api.fail("session.launch", name="sh", node_id="no-cell"))["code"] == "NOT_FOUND"
+    bad_mode = await api.fail("session.launch", name="bot", mode="chat")
+    assert bad_mode["code"] == "INVALID"
+    assert bad_mode["message"].startswith("mode:")
+
+    assert await api.ok("session.stop", name="sh") == {"stopped": True}
+    stopped = await api.event("AgentStopped", agent_id="id-sh")
+    assert stopped["reason"] == "stopped from the UI"
+    exited = await api.event("TerminalExit", agent_id="id-sh")
+    assert exited["agent_name"] == "sh"
+    assert await api.ok("session.stop", name="sh") == {"stopped": False}
+    assert (await api.fail("session.stop", name="ghost"))["code"] == "NOT_FOUND"
+
+
+async def test_terminal_output_arrives_in_binary_frames_and_is_replayed_on_reattach(api, starter):
+    await api.ok("session.launch", name="sh", rows=30, cols=100)
+    view = await api.ok("terminal.attach", name="sh")
+    assert (view["agent_id"], view["scrollback"]) == ("id-sh", "")
+    attach_id = view["attach_id"]
+    assert await api.ok("terminal.write", name="sh", data="echo SENTINEL-1\r") is None
+    await api.until(lambda: "SENTINEL-1" in api.output(attach_id))
+    assert api.output(attach_id) == "echo SENTINEL-1\r\n"
+
+    assert await api.ok("terminal.resize", name="sh", rows=40, cols=120) is None
+    assert starter.terminals.sessions[-1].size == (40, 120)
+    assert (await api.fail("terminal.resize", name="sh", rows=0, cols=120))["code"] == "INVALID"
+    assert (await api.fail("terminal.resize", name="sh", cols=120))["field"] == "rows"
+
+    assert await api.ok("terminal.detach", attach_id=attach_id) == {"detached": attach_id}
+    assert (await api.fail("terminal.detach", attach_id=attach_id))["code"] == "NOT_FOUND"
+    again = await api.ok("terminal.attach", name="sh")
+    assert again["attach_id"] != attach_id
+    assert "SENTINEL-1" in again["scrollback"]
+
+    assert (await api.fail("terminal.write", name="sh"))["field"] == "data"
+    assert (await api.fail("terminal.attach", name="bot"))["code"] == "CONFLICT"
+    assert (await api.fail("terminal.write", name="bot", data="x"))["code"] == "CONFLICT"
+
+
+async def test_keystrokes_reach_the_terminal_in_order(api, starter):
+    await api.ok("session.launch", name="sh")
+    attach_id = (await api.ok("terminal.attach", name="sh"))["attach_id"]
+    for ch in "abcdefghij":
+        await api.send("terminal.write", name="sh", data=ch)
+    await api.ok("terminal.write", name="sh", data="END\r")
+    await api.until(lambda: "END" in api.output(attach_id))
+    assert starter.terminals.sessions[-1].written == [*"abcdefghij", "END\r"]
+    assert api.output(attach_id).startswith("abcdefghijEND")
+
+
+# --- chat, board, logs, problems ------------------------------------------------------------------
+
+
+async def test_chat_send_goes_through_the_orchestrator_and_pushes_the_turn(api):
+    assert await api.ok("chat.send", name="bot", text="hi") == {"reply": "echo: hi"}
+    text = await api.event("ChatEvent", agent_id="id-bot", type="text")
+    assert (text["agent_name"], text["text"]) == ("bot", "echo: hi")
+    final = await api.event("ChatEvent", agent_id="id-bot", type="final")
+    assert final["text"] == "echo: hi"
+    processed = await api.event("OrchestratorRequestProcessed", action="agent.message")
+    assert (processed["source"], processed["target"], processed["ok"]) == ("ui", "bot", True)
+    await api.event("AgentReplied", agent_id="id-bot")
+
+    log = await api.ok("delegations.recent", limit=5)
+    assert (log[-1]["source"], log[-1]["action"], log[-1]["reply"]) == (
+        "ui",
+        "agent.message",
+        "echo: hi",
+    )
+    assert (await api.fail("delegations.recent", limit=0))["code"] == "INVALID"
+    assert (await api.fail("chat.send", name="bot", text="   "))["field"] == "text"
+    await api.ok("session.launch", name="sh")
+    assert (await api.fail("chat.send", name="sh", text="hi"))["code"] == "INVALID"
+
+
+async def test_chat_interrupt_stops_the_running_turn(api, starter):
+    await api.ok("session.launch", name="bot")
+    session = starter.structured[-1]
+    session.gate = asyncio.Event()  # the turn waits until the test says so
+    assert await api.ok("chat.interrupt", name="bot") == {"interrupted": False}
+    asked = await api.send("chat.send", name="bot", text="long task")
+    async with asyncio.timeout(5):
+        await session.turn_started.wait()
+    assert await api.ok("chat.interrupt", name="bot") == {"interrupted": True}
+    assert (await api.reply(asked))["ok"] is False
+    assert session.interrupts == 1
+    assert (await api.fail("chat.interrupt", name="ghost"))["code"] == "NOT_FOUND"
+    session.gate = None
+    assert await api.ok("chat.send", name="bot", text="next") == {"reply": "echo: next"}
+
+
+async def test_workstate_board_and_problems(api, runtime):
+    await api.ok("session.launch", name="bot")
+    board = {row["name"]: row for row in (await api.ok("workstate.get"))["agents"]}
+    assert (board["bot"]["live"], board["bot"]["mode"], board["bot"]["status"]) == (
+        True,
+        "structured",
+        "idle",
+    )
+    assert board["sh"]["live"] is False
+    assert await api.ok("problems.list") == []
+    broken = runtime.services.paths.agent_file("broken")
+    broken.write_text("---\nid: x\n---\nno profile\n", encoding="utf-8")
+    names = {a["name"] for a in await api.ok("agents.list")}
+    assert "broken" not in names
+    problems = await api.ok("problems.list")
+    assert [(p["code"], p["path"]) for p in problems] == [("CORRUPT_FILE", str(broken))]
+    assert "profile" in problems[0]["reason"]
+
+
+# --- several clients -----------------------------------------------------------------------------
+
+
+async def test_every_client_gets_the_events(ui, api):
+    other = await connect(ui)
+    try:
+        await api.ok("session.launch", name="bot")
+        for client in (api, other):
+            assert (await client.event("AgentLaunched", agent_id="id-bot"))["mode"] == "structured"
+    finally:
+        await other.ws.close()
+
+
+async def test_a_client_that_does_not_read_does_not_hold_back_another(runtime, dist, starter):
+    limit = 256 * 1024
+    ui = await serve(runtime, dist, output_limit_bytes=limit)
+    server, _ = ui
+    stalled, reader = await connect(ui), await connect(ui)
+    try:
+        await reader.ok("session.launch", name="sh")
+        stalled_view = await stalled.ok("terminal.attach", name="sh")
+        attach_id = (await reader.ok("terminal.attach", name="sh"))["attach_id"]
+        terminal = starter.terminals.sessions[-1]
+        chunk = "x" * (64 * 1024 - 2) + "\r\n"
+        sent = 0
+        # From here on `stalled` reads nothing: its socket fills up, then its outbox bound.
+        for i in range(512):  # up to 32 MiB, far more than the socket buffers hold
+            terminal.emit(chunk)
+            sent += len(chunk)
+            await reader.until(lambda sent=sent: sum(len(f.text) for f in reader.frames) >= sent)
+            if i > 16 and any(c.outbox.resyncs for c in server.clients):
+                break
+        terminal.emit("END-OF-FLOOD\r\n")
+        await reader.until(lambda: reader.frames[-1].text.endswith("END-OF-FLOOD\r\n"))
+        assert all(isinstance(f, Output) and f.attach_id == attach_id for f in reader.frames)
+        behind = [c for c in server.clients if c.outbox.resyncs]
+        assert len(behind) == 1
+        assert behind[0].outbox.pending_output_bytes <= limit
+
+        # Once it reads again, the stalled client is re-synced from the scrollback.
+        await stalled.until(
+            lambda: any(
+                "END-OF-FLOOD" in f.text for f in stalled.frames if isinstance(f, Resync | Output)
+            ),
+            timeout=20,
+        )
+        assert any(isinstance(f, Resync) for f in stalled.frames)
+        assert {f.attach_id for f in stalled.frames} == {stalled_view["attach_id"]}
+    finally:
+        await stalled.ws.close()
+        await reader.ws.close()
+        await ui[1].close()
+
+
+# --- idea serve ----------------------------------------------------------------------------------
+
+
+async def test_idea_serve_prints_the_url_serves_the_api_and_closes_on_sigterm(tmp_path):
+    with spawned([sys.executable, "-m", "idea", "serve", str(tmp_path)]) as proc:
+        out = LineWatcher(proc.stdout)
+        await asyncio.to_thread(out.wait_for, lambda line: "running" in line)
+        urls = [line for line in out.lines if line.startswith("IdeA UI: ")]
+        assert len(urls) == 1
+        url = URL(urls[0].removeprefix("IdeA UI: ").strip())
+        assert (url.scheme, url.host, url.path) == ("http", "127.0.0.1", "/")
+        assert len(url.query["token"]) >= 43
+        origin = f"http://127.0.0.1:{url.port}"
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+            async with http.get(url.with_query(token="wrong")) as refused:
+                assert refused.status == 403
+            async with http.get(url) as page:
+                assert page.status == 200
+            ws = await http.ws_connect(url.with_path("/ws").with_query({}), origin=origin)
+            api = Api(ws)
+            info = await api.ok("project.info")
+            assert info["root"] == str(tmp_path.resolve())
+            proc.send_signal(signal.SIGTERM)
+            closing = await ws.receive(timeout=10)
+            assert closing.type in (WSMsgType.CLOSE, WSMsgType.CLOSED, WSMsgType.CLOSING)
+        assert await asyncio.to_thread(proc.wait, 10) == 0
+        await asyncio.to_thread(out.wait_for, lambda line: line.strip() == "closed")

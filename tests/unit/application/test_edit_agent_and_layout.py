@@ -1,0 +1,80 @@
+"""Agent edits and layout changes, with fakes."""
+
+import pytest
+
+from idea.application.change_layout import change_layout
+from idea.application.edit_agent import AgentChanges, delete_agent, update_agent
+from idea.application.event_bus import EventBus
+from idea.application.launch_agent import LaunchAgent, LaunchRequest
+from idea.application.live_sessions import LiveSessions
+from idea.application.stop_agent import StopAgent
+from idea.domain.agent import Agent
+from idea.domain.errors import Conflict, Invalid
+from idea.domain.events import LayoutChanged
+from idea.domain.layout import Layouts
+from idea.domain.profile import Mode
+from tests.fakes.clock import FakeClock
+from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.fakes.memory_stores import InMemoryAgentStore, InMemoryLayoutStore, InMemoryProfileStore
+
+
+@pytest.fixture
+async def world():
+    agents = InMemoryAgentStore(Agent(id="id-a", name="a", profile="claude", description="d"))
+    sessions, bus = LiveSessions(), EventBus()
+    profiles = InMemoryProfileStore()
+    launch = LaunchAgent(agents, profiles, sessions, FakeSessionStarter(), bus, FakeClock())
+    yield agents, profiles, sessions, bus, launch
+    await StopAgent(agents, sessions, bus).stop_all("test over")
+
+
+async def test_update_keeps_what_is_not_given_and_checks_the_mode(world):
+    agents, profiles, sessions, _, _ = world
+    changed = update_agent(agents, profiles, sessions, "a", AgentChanges(context="new"))
+    assert (changed.context, changed.description, changed.profile) == ("new", "d", "claude")
+    cleared = update_agent(agents, profiles, sessions, "a", AgentChanges(clear_description=True))
+    assert cleared.description is None
+    with pytest.raises(Invalid):
+        update_agent(
+            agents,
+            profiles,
+            sessions,
+            "a",
+            AgentChanges(profile="shell", mode=Mode.STRUCTURED, keep_mode=False),
+        )
+
+
+async def test_rename_and_delete_only_when_stopped(world):
+    agents, profiles, sessions, _, launch = world
+    await launch(LaunchRequest("a"))
+    with pytest.raises(Conflict):
+        update_agent(agents, profiles, sessions, "a", AgentChanges(new_name="b"))
+    with pytest.raises(Conflict):
+        delete_agent(agents, sessions, "a")
+    # Other edits of a running agent are fine (they apply at its next start).
+    update_agent(agents, profiles, sessions, "a", AgentChanges(context="x"))
+
+
+async def test_rename_keeps_the_id(world):
+    agents, profiles, sessions, _, _ = world
+    renamed = update_agent(agents, profiles, sessions, "a", AgentChanges(new_name="b"))
+    assert (renamed.name, renamed.id) == ("b", "id-a")
+    assert not agents.exists("a")
+    assert delete_agent(agents, sessions, "b").id == "id-a"
+
+
+async def test_a_host_cell_closed_leaves_its_agent_running_in_the_background(world):
+    _, _, sessions, bus, launch = world
+    events = []
+    bus.subscribe(events.append)
+    store = InMemoryLayoutStore(
+        Layouts.empty("t", "l1").split("l1", "row", "l2", "s").bind("l1", "id-a", "chat")
+    )
+    await launch(LaunchRequest("a", node_id="l1"))
+    change_layout(store, sessions, bus, lambda layouts: layouts.close("l1"))
+    assert sessions.is_agent_live("id-a")
+    assert sessions.host_node("id-a") is None
+    assert [leaf.id for leaf in store.layouts.leaves()] == ["l2"]
+    assert any(isinstance(e, LayoutChanged) for e in events)
+    # Shown elsewhere now, without AGENT_ALREADY_RUNNING pointing at the closed cell.
+    assert not (await launch(LaunchRequest("a", node_id="l2"))).started

@@ -241,8 +241,10 @@ class McpConnection:
         elif method == "tools/list":
             answer = {"tools": [tool.definition() for tool in TOOLS]}
         elif method == "tools/call":
-            self._start_call(request_id, params)
-            return
+            inline = self._start_call(request_id, params)
+            if inline is None:
+                return  # answered by its own task
+            answer = inline
         else:
             raise _Reject(jsonrpc.METHOD_NOT_FOUND, f"method not found: {method}", request_id)
         await self._emit(jsonrpc.result(request_id, answer))
@@ -259,7 +261,8 @@ class McpConnection:
             "instructions": INSTRUCTIONS,
         }
 
-    def _start_call(self, request_id: RequestId, params: JsonObject) -> None:
+    def _start_call(self, request_id: RequestId, params: JsonObject) -> JsonObject | None:
+        """Start a tool call in its own task, or return the result of one answered at once."""
         name = params.get("name")
         if not isinstance(name, str):
             raise _Reject(jsonrpc.INVALID_PARAMS, "params.name must be a string", request_id)
@@ -294,6 +297,9 @@ class McpConnection:
                 "this id is already used by a request in flight",
                 request_id,
             )
+        if tool.action is None:
+            # Nothing to wait for and nothing to cancel: answered at once, like ping.
+            return self._list_agents(tool, arguments)
         task = asyncio.create_task(
             self._call(request_id, tool, arguments, token),
             name=f"mcp {self._requester_id} {tool.name} {request_id!r}",
@@ -301,6 +307,15 @@ class McpConnection:
         self._calls[key] = task
         # A callback, not a ``finally``: a task cancelled before its first step never runs its body.
         task.add_done_callback(lambda done: self._forget(key, done))
+        return None
+
+    def _list_agents(self, tool: Tool, arguments: JsonObject) -> JsonObject:
+        try:
+            tool.check_arguments(arguments)
+            agents: list[JsonValue] = [*self._backend.list_agents()]
+        except IdeaError as exc:
+            return error_result(exc)
+        return data_result({"agents": agents}, self._version >= STRUCTURED_CONTENT_SINCE)
 
     def _forget(self, key: tuple[bool, RequestId], task: asyncio.Task[None]) -> None:
         if self._calls.get(key) is task:
@@ -335,10 +350,6 @@ class McpConnection:
         self, tool: Tool, arguments: JsonObject, token: RequestId | None
     ) -> JsonObject:
         structured = self._version >= STRUCTURED_CONTENT_SINCE
-        if tool.action is None:
-            tool.check_arguments(arguments)
-            agents: list[JsonValue] = [*self._backend.list_agents()]
-            return data_result({"agents": agents}, structured)
         command = tool.command(arguments)
         if token is None or not isinstance(command, AskAgent):
             outcome = await self._backend.dispatch(command, self._requester_id, None)

@@ -214,5 +214,9 @@ class ProjectRuntime:
             return step()
 
     def _quarantined(self, problem: CorruptFile) -> None:
+        """Every file moved aside is kept in ``services.problems`` (the UI lists them)."""
+        known = {p.quarantined_to for p in self.services.problems}
+        if problem.quarantined_to not in known:
+            self.services.problems.append(problem)
         log.warning("%s", problem.message)
         self.bus.publish(StoreFileQuarantined(problem.path, problem.quarantined_to, problem.reason))

@@ -128,3 +128,17 @@ async def test_a_flood_of_1000_requests_loses_nothing(runtime):
     ]
     assert len(list((folder / "done").glob("*.request.json"))) == 1000
     assert runtime.file_door.answered == 1000
+
+
+async def test_files_moved_aside_at_open_are_listed_as_problems(tmp_path):
+    ideai = tmp_path / ".ideai"
+    ideai.mkdir()
+    (ideai / "layouts.json").write_text("{broken", encoding="utf-8")
+    (ideai / "live-state.json").write_text("[1]", encoding="utf-8")
+    rt = await ProjectRuntime.open(tmp_path, starter=FakeSessionStarter(), file_door=False)
+    try:
+        moved = sorted(os.path.basename(p.quarantined_to) for p in rt.services.problems)
+        assert [name.split(".corrupt-")[0] for name in moved] == ["layouts.json", "live-state.json"]
+        assert all((ideai / name).exists() for name in moved)
+    finally:
+        await rt.close()

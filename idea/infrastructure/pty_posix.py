@@ -26,7 +26,7 @@ from idea.application.session_ports import TerminalSpec, Unsubscribe
 from idea.domain.errors import Invalid, Unavailable
 from idea.infrastructure.process_tree import kill_tree_async
 from idea.infrastructure.scrollback import Scrollback
-from idea.infrastructure.terminal_common import call_each, check_size
+from idea.infrastructure.terminal_common import Listeners, call_one, check_size
 from idea.infrastructure.utf8_stream import Utf8Stream
 
 __all__ = ["PosixPtyLauncher", "PosixPtySession"]
@@ -106,9 +106,8 @@ class PosixPtySession:
         self._grace_s = grace_s
         self._scrollback = scrollback
         self._decoder = Utf8Stream()
-        self._listeners: dict[int, Callable[[str], None]] = {}
-        self._exit_listeners: dict[int, Callable[[int], None]] = {}
-        self._next_token = 0
+        self._listeners: Listeners[str] = Listeners("output")
+        self._exit_listeners: Listeners[int] = Listeners("exit")
         self._pending = bytearray()  # keystrokes the terminal could not take yet
         self._open = True
         self._exit_code: int | None = None
@@ -155,13 +154,13 @@ class PosixPtySession:
             self._proc.setwinsize(rows, cols)
 
     def subscribe(self, listener: Callable[[str], None]) -> Unsubscribe:
-        return self._add(self._listeners, listener)
+        return self._listeners.add(listener)
 
     def on_exit(self, listener: Callable[[int], None]) -> Unsubscribe:
         if self._exit_code is not None:
-            call_each({0: listener}, self._exit_code, "exit")
+            call_one(listener, self._exit_code, "exit")
             return lambda: None
-        return self._add(self._exit_listeners, listener)
+        return self._exit_listeners.add(listener)
 
     def scrollback(self) -> str:
         # A fresh decoder drops a trailing unfinished character instead of garbling it.
@@ -175,18 +174,6 @@ class PosixPtySession:
             self._stopping = self._loop.create_task(self._stop())
         # Shielded: a cancelled caller must not leave the tree half killed.
         await asyncio.shield(self._stopping)
-
-    def _add(
-        self, registry: dict[int, Callable[[_T], None]], fn: Callable[[_T], None]
-    ) -> Unsubscribe:
-        token = self._next_token
-        self._next_token += 1
-        registry[token] = fn
-
-        def unsubscribe() -> None:
-            registry.pop(token, None)
-
-        return unsubscribe
 
     def _on_readable(self) -> None:
         self._read_once()
@@ -205,7 +192,7 @@ class PosixPtySession:
         self._scrollback.append(data)
         text = self._decoder.feed(data)
         if text:
-            call_each(self._listeners, text, "output")
+            self._listeners.call(text)
         return True
 
     def _on_writable(self) -> None:
@@ -264,7 +251,7 @@ class PosixPtySession:
         self._proc.closed = True
         tail = self._decoder.flush()
         if tail:
-            call_each(self._listeners, tail, "output")
+            self._listeners.call(tail)
         self._kick_reap()
 
     def _kick_reap(self) -> None:
@@ -299,9 +286,7 @@ class PosixPtySession:
         self._exit_code = code
         if not self._exited.done():
             self._exited.set_result(code)
-        listeners = dict(self._exit_listeners)
-        self._exit_listeners.clear()
-        call_each(listeners, code, "exit")
+        self._exit_listeners.call_once(code)
 
     async def _stop(self) -> None:
         if self._exit_code is None:

@@ -24,7 +24,7 @@ from idea.application.session_ports import TerminalSpec, Unsubscribe
 from idea.domain.errors import Invalid, Unavailable
 from idea.infrastructure.process_tree import kill_tree_async
 from idea.infrastructure.scrollback import Scrollback
-from idea.infrastructure.terminal_common import call_each, check_size
+from idea.infrastructure.terminal_common import Listeners, call_one, check_size
 
 __all__ = ["WindowsPtyLauncher", "WindowsPtySession"]
 
@@ -95,9 +95,8 @@ class WindowsPtySession:
         self._loop = loop
         self._grace_s = grace_s
         self._scrollback = scrollback
-        self._listeners: dict[int, Callable[[str], None]] = {}
-        self._exit_listeners: dict[int, Callable[[int], None]] = {}
-        self._next_token = 0
+        self._listeners: Listeners[str] = Listeners("output")
+        self._exit_listeners: Listeners[int] = Listeners("exit")
         self._open = True
         self._exit_code: int | None = None
         self._exited: asyncio.Future[int] = loop.create_future()
@@ -131,13 +130,13 @@ class WindowsPtySession:
                 self._proc.setwinsize(rows, cols)
 
     def subscribe(self, listener: Callable[[str], None]) -> Unsubscribe:
-        return self._add(self._listeners, listener)
+        return self._listeners.add(listener)
 
     def on_exit(self, listener: Callable[[int], None]) -> Unsubscribe:
         if self._exit_code is not None:
-            call_each({0: listener}, self._exit_code, "exit")
+            call_one(listener, self._exit_code, "exit")
             return lambda: None
-        return self._add(self._exit_listeners, listener)
+        return self._exit_listeners.add(listener)
 
     def scrollback(self) -> str:
         return self._scrollback.snapshot().decode("utf-8", "replace")
@@ -149,18 +148,6 @@ class WindowsPtySession:
         if self._stopping is None:
             self._stopping = self._loop.create_task(self._stop())
         await asyncio.shield(self._stopping)
-
-    def _add(
-        self, registry: dict[int, Callable[[_T], None]], fn: Callable[[_T], None]
-    ) -> Unsubscribe:
-        token = self._next_token
-        self._next_token += 1
-        registry[token] = fn
-
-        def unsubscribe() -> None:
-            registry.pop(token, None)
-
-        return unsubscribe
 
     def _read_loop(self) -> None:
         """On the reader thread: pywinpty already returns whole characters."""
@@ -182,7 +169,7 @@ class WindowsPtySession:
 
     def _on_text(self, text: str) -> None:
         self._scrollback.append(text.encode("utf-8"))
-        call_each(self._listeners, text, "output")
+        self._listeners.call(text)
 
     def _on_eof(self, _: None) -> None:
         self._open = False
@@ -197,9 +184,7 @@ class WindowsPtySession:
         status = self._proc.exitstatus
         self._exit_code = status if status is not None else -1
         self._exited.set_result(self._exit_code)
-        listeners = dict(self._exit_listeners)
-        self._exit_listeners.clear()
-        call_each(listeners, self._exit_code, "exit")
+        self._exit_listeners.call_once(self._exit_code)
 
     async def _stop(self) -> None:
         if self._exit_code is None:

@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: run test lint types contracts pytest bench soak clean
+.PHONY: run test lint types contracts pytest bench soak clean ui
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,23 @@ $(STAMP): pyproject.toml | $(PY)
 
 install: $(STAMP)
 
-run: $(STAMP)
-	$(VENV)/bin/idea serve "$(CURDIR)"
+# The web UI (ui/, TypeScript + Vite) is built into ui/dist when missing or older than its sources.
+UI_SOURCES := $(shell find ui/src -type f 2>/dev/null) ui/index.html ui/package.json \
+	ui/package-lock.json ui/vite.config.ts ui/tsconfig.json
+UI_MODULES := ui/node_modules/.package-lock.json
+
+$(UI_MODULES): ui/package-lock.json
+	cd ui && npm ci --no-audit --no-fund --loglevel=error
+	touch $(UI_MODULES)
+
+ui/dist/index.html: $(UI_SOURCES) $(UI_MODULES)
+	cd ui && npm run --silent build
+	touch ui/dist/index.html
+
+ui: ui/dist/index.html
+
+run: $(STAMP) ui
+	$(VENV)/bin/idea open "$(CURDIR)"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check idea tests bench
@@ -32,7 +47,7 @@ types: $(STAMP)
 contracts: $(STAMP)
 	$(VENV)/bin/lint-imports
 
-pytest: $(STAMP)
+pytest: $(STAMP) ui
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 test: lint types contracts pytest
@@ -49,4 +64,4 @@ soak: $(STAMP)
 	$(PY) bench/store_crash_soak.py
 
 clean:
-	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache ui/dist ui/node_modules

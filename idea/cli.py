@@ -44,6 +44,10 @@ def _parser() -> argparse.ArgumentParser:
     init = sub.add_parser("init", help="make a folder an IdeA project (creates .ideai/)")
     init.add_argument("dir", nargs="?", default=".", help="project folder (default: here)")
 
+    open_ = sub.add_parser("open", help="open a project in a window (the default command)")
+    open_.add_argument("path", nargs="?", default=".", help="project folder (default: here)")
+    open_.add_argument("--port", type=int, default=0, help="UI server port (default: random)")
+
     serve = sub.add_parser("serve", help="run a project headless until SIGINT/SIGTERM")
     serve.add_argument("path", help="project folder")
     serve.add_argument("--port", type=int, default=0, help="UI server port (default: random)")
@@ -84,7 +88,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(args_list)
         if args.command is None:
-            raise _UsageError("idea: a command is required (try 'idea --help')")
+            from idea.app.window import display_available
+
+            if not display_available():
+                # No window to open: say so rather than serve a project nobody asked for.
+                raise _UsageError(
+                    "idea: a command is required without a display (try 'idea serve PATH' "
+                    "or 'idea --help')"
+                )
+            return _open(Path("."), 0)
+        if args.command == "open":
+            return _open(Path(args.path), args.port)
         if args.command == "init":
             return _init(Path(args.dir))
         if args.command == "serve":
@@ -234,6 +248,21 @@ def _serve(path: Path, port: int) -> int:
     if not 0 <= port <= 65535:
         raise _UsageError(f"idea serve: --port must be between 0 and 65535, not {port}")
     return serve_until_signalled(
+        path,
+        port=port,
+        out=lambda line: print(line, flush=True),
+        err=lambda line: print(line, file=sys.stderr, flush=True),
+    )
+
+
+def _open(path: Path, port: int) -> int:
+    from idea.app.window import open_in_window
+
+    if not path.is_dir():
+        raise _UsageError(f"idea open: {path} is not a folder")
+    if not 0 <= port <= 65535:
+        raise _UsageError(f"idea open: --port must be between 0 and 65535, not {port}")
+    return open_in_window(
         path,
         port=port,
         out=lambda line: print(line, flush=True),

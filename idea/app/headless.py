@@ -28,20 +28,45 @@ def serve_until_signalled(root: Path, out: Printer, err: Printer, port: int = 0)
 async def _serve(root: Path, out: Printer, err: Printer, port: int) -> int:
     stop = asyncio.Event()
     _install_signal_handlers(stop)
+    await serve_project(
+        root,
+        out,
+        err,
+        port,
+        stop,
+        lambda _runtime, _url: out(
+            "headless core running (file door and UI server open); stop with Ctrl+C or SIGTERM"
+        ),
+    )
+    return 0
+
+
+async def serve_project(
+    root: Path,
+    out: Printer,
+    err: Printer,
+    port: int,
+    stop: asyncio.Event,
+    started: Callable[[ProjectRuntime, str], None],
+) -> None:
+    """Open the project and its UI server, call ``started`` with the UI URL, close once ``stop``.
+
+    Shared by ``idea serve`` and the window mode (whose core thread runs it on its own loop).
+    """
     runtime = await ProjectRuntime.open(root)
     try:
         _print_opened(runtime, out, err)
         ui = UiServer(runtime, port=port)
         try:
-            out(f"IdeA UI: {await ui.start()}")
-            out("headless core running (file door and UI server open); stop with Ctrl+C or SIGTERM")
+            url = await ui.start()
+            out(f"IdeA UI: {url}")
+            started(runtime, url)
             await stop.wait()
         finally:
             await ui.close()
     finally:
         await runtime.close()
     out("closed")
-    return 0
 
 
 def _install_signal_handlers(stop: asyncio.Event) -> None:

@@ -15,10 +15,15 @@ from tests.processes import LineWatcher, spawned
 IDEA = [sys.executable, "-m", "idea"]
 
 
+# Headless on purpose: with a display, a bare `idea` would open a window.
+HEADLESS = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+
+
 def idea(*args, cwd, stdin=None):
     return subprocess.run(
         [*IDEA, *args],
         cwd=cwd,
+        env=HEADLESS,
         input=stdin,
         capture_output=True,
         text=True,

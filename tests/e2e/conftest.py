@@ -1,0 +1,145 @@
+"""End-to-end: a real ``idea serve`` subprocess and Debian's Chromium driven by Playwright.
+
+The project has a shell agent (``sh``) and a structured agent (``bot``) whose profile runs the fake
+Claude CLI through a wrapper script. Chromium comes from apt (``/usr/bin/chromium``; `.ci/run`
+installs it); Playwright's own browser download is never used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from tests.processes import LineWatcher
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKES = ROOT / "tests" / "fakes"
+DIST = ROOT / "ui" / "dist" / "index.html"
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+NO_CHROMIUM = f"{CHROMIUM} is absent (apt-get install chromium; .ci/run installs it)"
+
+expect.set_options(timeout=15_000)
+
+
+def make_project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    ideai = project / ".ideai"
+    (ideai / "agents").mkdir(parents=True)
+    wrapper = tmp_path / "bin" / "fake-claude"
+    wrapper.parent.mkdir()
+    wrapper.write_text(
+        f'#!/bin/sh\nexec "{sys.executable}" "{FAKES / "fake_claude.py"}" "$@"\n', encoding="utf-8"
+    )
+    wrapper.chmod(0o755)
+    profiles = {
+        "profiles": {
+            "fake": {
+                "command": [str(wrapper)],
+                "structured": "claude",
+                "description": "The fake Claude CLI",
+            }
+        }
+    }
+    (ideai / "profiles.json").write_text(json.dumps(profiles), encoding="utf-8")
+    (ideai / "agents" / "sh.md").write_text(
+        "---\nname: sh\nprofile: shell\ndescription: A plain shell\n---\nRuns commands.\n",
+        encoding="utf-8",
+    )
+    (ideai / "agents" / "bot.md").write_text(
+        "---\nname: bot\nprofile: fake\ndescription: Echoes what it is told\n---\nEcho.\n",
+        encoding="utf-8",
+    )
+    return project
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[str]:
+    """``idea serve`` on a fresh project; yields the UI URL; SIGTERM and wait at the end."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(NO_CHROMIUM)
+    assert DIST.is_file(), (
+        "ui/dist is not built: run `make test` (or `cd ui && npm ci && npm run build`)"
+    )
+    project = make_project(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "SHELL": "/bin/bash",
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+    }
+    log = (tmp_path / "serve.stderr").open("w", encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "idea", "serve", str(project), "--port", "0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        cwd=tmp_path,
+    )
+    try:
+        watcher = LineWatcher(proc.stdout)  # type: ignore[arg-type]
+        line = watcher.wait_for(lambda s: s.startswith("IdeA UI: "), timeout=20)
+        yield line.removeprefix("IdeA UI: ").strip()
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+        if proc.stdout is not None:
+            proc.stdout.close()
+        log.close()
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    # Only the browser tests skip without Chromium (this folder also holds the window test).
+    if not Path(CHROMIUM).exists():
+        pytest.skip(NO_CHROMIUM)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=20_000)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1440, "height": 860})
+    context.set_default_timeout(15_000)
+    pg = context.new_page()
+    try:
+        yield pg
+    finally:
+        context.close()
+
+
+def screenshot(page: Page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))

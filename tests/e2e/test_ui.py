@@ -1,0 +1,158 @@
+"""The UI in a real browser against a real ``idea serve``: cells, terminal, chat, board, log."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import screenshot
+
+pytestmark = pytest.mark.slow
+
+
+def open_app(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.locator(".connection")).to_have_text("connected")
+    expect(page.locator(".cell").first).to_be_visible()
+
+
+def cell_of(page: Page, agent: str):
+    return page.locator(f'.cell[data-agent="{agent}"]')
+
+
+@pytest.mark.timeout(120)
+def test_split_terminal_chat_reload_board_and_log(served: str, page: Page) -> None:
+    open_app(page, served)
+    expect(page.locator(".project-name")).to_have_text("project")
+    page.locator(".cell").first.get_by_title("Split right").click()
+    expect(page.locator(".cell")).to_have_count(2)
+
+    # Left cell: the shell, in a terminal.
+    page.locator(".cell").nth(0).locator('.picker-row[data-agent="sh"] .picker-main').click()
+    term = cell_of(page, "sh").locator(".xterm")
+    expect(term).to_be_visible()
+    expect(page.locator('.picker-row[data-agent="sh"] .picker-main')).to_be_disabled()
+    sentinel = f"SENT{uuid.uuid4().hex[:12]}"
+    half = len(sentinel) // 2
+    term.click()
+    # The quotes split the word: only the command's OUTPUT shows the whole sentinel.
+    page.keyboard.type(f"echo {sentinel[:half]}''{sentinel[half:]}")
+    page.keyboard.press("Enter")
+    rows = cell_of(page, "sh").locator(".xterm-rows")
+    expect(rows).to_contain_text(sentinel)
+
+    # Right cell: the fake Claude, as a chat.
+    page.locator('.cell[data-agent=""] .picker-row[data-agent="bot"] .picker-main').click()
+    composer = cell_of(page, "bot").locator(".chat-input")
+    expect(composer).to_be_visible()
+    message = f"hello {uuid.uuid4().hex[:8]}"
+    composer.fill(message)
+    composer.press("Enter")
+    expect(cell_of(page, "bot").locator(".msg.user")).to_have_text(message)
+    expect(cell_of(page, "bot").locator(".msg.assistant")).to_have_text(f"echo: {message}")
+    expect(cell_of(page, "bot").locator(".chat-busy")).to_be_hidden()
+    screenshot(page, "workspace")
+
+    # Reload: the terminal re-attaches and replays its scrollback.
+    page.reload()
+    expect(page.locator(".connection")).to_have_text("connected")
+    expect(cell_of(page, "sh").locator(".xterm-rows")).to_contain_text(sentinel)
+    # The chat's past turns come back from the delegation log.
+    expect(cell_of(page, "bot").locator(".msg.user")).to_have_text(message)
+    expect(cell_of(page, "bot").locator(".msg.assistant")).to_have_text(f"echo: {message}")
+
+    # The board lists both agents, live.
+    page.locator('[data-panel="board"]').click()
+    for name in ("sh", "bot"):
+        expect(page.locator(f'.board-row[data-agent="{name}"]')).to_be_visible()
+    expect(page.locator('.board-row[data-agent="sh"] .badge').first).to_have_text("terminal")
+    expect(page.locator('.board-row[data-agent="bot"] .badge').first).to_have_text("structured")
+    screenshot(page, "board")
+
+    # The delegation log shows the UI's message to bot; a click shows prompt and reply.
+    page.locator('[data-panel="log"]').click()
+    entry = page.locator('.deleg[data-target="bot"]').first
+    expect(entry.locator(".badge.source")).to_have_text("ui")
+    expect(entry.locator(".pill")).to_have_text("ok")
+    entry.locator("summary").click()
+    expect(entry.locator(".deleg-text").nth(0)).to_have_text(message)
+    expect(entry.locator(".deleg-text").nth(1)).to_have_text(f"echo: {message}")
+    screenshot(page, "delegations")
+
+
+@pytest.mark.timeout(90)
+def test_tabs_resize_and_go_to_cell(served: str, page: Page) -> None:
+    open_app(page, served)
+    page.locator(".cell").first.get_by_title("Split down").click()
+    expect(page.locator(".cell")).to_have_count(2)
+    page.locator(".cell").nth(0).locator('.picker-row[data-agent="sh"] .picker-main').click()
+    expect(cell_of(page, "sh").locator(".xterm")).to_be_visible()
+
+    # Drag the divider: the new sizes are saved (they survive a reload).
+    divider = page.locator(".divider.column")
+    box = divider.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x, y - 150, steps=5)
+    page.mouse.up()
+    top = page.locator(".split.column > .pane").first
+    expect(top).to_have_attribute("style", re.compile(r"flex: 0\.3"))
+    page.reload()
+    expect(page.locator(".split.column > .pane").first).to_have_attribute(
+        "style", re.compile(r"flex: 0\.3")
+    )
+
+    # A second tab; there the shell is disabled with "go to cell", which leads back.
+    page.locator(".tab-add").click()
+    expect(page.locator(".tab")).to_have_count(2)
+    expect(page.locator(".cell")).to_have_count(1)
+    row = page.locator('.picker-row[data-agent="sh"]')
+    expect(row.locator(".picker-main")).to_be_disabled()
+    screenshot(page, "picker")
+    row.get_by_text("Go to cell").click()
+    expect(page.locator(".tab").first).to_have_class(re.compile("active"))
+    expect(cell_of(page, "sh").locator(".xterm")).to_be_visible()
+
+    # Close the second tab.
+    page.locator(".tab").nth(1).locator(".tab-close").click()
+    expect(page.locator(".tab")).to_have_count(1)
+
+
+@pytest.mark.timeout(60)
+def test_agent_editor_creates_edits_and_deletes(served: str, page: Page) -> None:
+    open_app(page, served)
+    page.locator('[data-panel="agents"]').click()
+    page.get_by_role("button", name="New agent").click()
+    form = page.locator(".agent-form")
+    form.locator('input[name="name"]').fill("reviewer")
+    form.locator('select[name="profile"]').select_option("shell")
+    form.locator('textarea[name="context"]').fill("You review changes.")
+    screenshot(page, "agent-editor")
+    form.get_by_role("button", name="Create").click()
+    row = page.locator('.agent-row[data-agent="reviewer"]')
+    expect(row).to_be_visible()
+    # The new agent is offered by the cell picker at once.
+    expect(page.locator('.picker-row[data-agent="reviewer"]')).to_be_visible()
+
+    row.get_by_role("button", name="Edit").click()
+    expect(form.locator('textarea[name="context"]')).to_have_value("You review changes.")
+    form.locator('input[name="description"]').fill("Reads diffs")
+    form.get_by_role("button", name="Save").click()
+    expect(row).to_contain_text("Reads diffs")
+
+    # A bad name gets a clear error banner.
+    page.get_by_role("button", name="New agent").click()
+    form.locator('input[name="name"]').fill("Bad Name!")
+    form.get_by_role("button", name="Create").click()
+    expect(page.locator(".banner")).to_contain_text("Invalid request")
+    form.get_by_role("button", name="Cancel").click()
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    row.get_by_role("button", name="Delete").click()
+    expect(row).to_have_count(0)
+    expect(page.locator('.picker-row[data-agent="reviewer"]')).to_have_count(0)

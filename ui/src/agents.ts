@@ -1,0 +1,102 @@
+// The agent editor: create (name, profile, context), edit, delete with confirmation.
+
+import { api } from "./api";
+import { showError } from "./banner";
+import { clear, h } from "./dom";
+import { store } from "./state";
+import type { AgentRow } from "./types";
+
+export class AgentEditor {
+  readonly el = h("div.agents");
+  private editing: AgentRow | "new" | null = null;
+
+  render(): void {
+    if (this.editing) return; // the open form keeps what the user typed
+    clear(
+      this.el,
+      h("div.agents-head", {}, h("button.btn.primary", { onclick: () => this.edit("new") }, "New agent")),
+      ...store.agents.map((a) =>
+        h(
+          "div.agent-row",
+          { dataset: { agent: a.name } },
+          h("span.status-dot", { class: a.live ? a.status : "off" }),
+          h("div.agent-info", {}, h("strong", {}, a.name), h("div.muted", {}, a.description || a.profile)),
+          h("button.btn.small", { onclick: () => this.edit(a) }, "Edit"),
+          h("button.btn.small.danger", { onclick: () => void this.remove(a) }, "Delete"),
+        ),
+      ),
+    );
+  }
+
+  private edit(target: AgentRow | "new" | null): void {
+    this.editing = target;
+    if (target) clear(this.el, this.form(target));
+    else this.render();
+  }
+
+  private form(target: AgentRow | "new"): HTMLElement {
+    const agent = target === "new" ? null : target;
+    const name = h("input", { name: "name", value: agent?.name ?? "", placeholder: "my-agent", required: true });
+    const profile = h(
+      "select",
+      { name: "profile" },
+      ...store.profiles.map((p) =>
+        h(
+          "option",
+          { value: p.name, selected: p.name === (agent?.profile ?? "shell") },
+          `${p.name}${p.installed ? "" : " (not installed)"}`,
+        ),
+      ),
+    );
+    const description = h("input", { name: "description", value: agent?.description ?? "" });
+    const context = h("textarea", { name: "context", rows: 8, value: agent?.context ?? "" });
+    const submit = async (e: Event) => {
+      e.preventDefault();
+      const fields = {
+        profile: profile.value,
+        context: context.value,
+        description: description.value || null,
+      };
+      try {
+        if (agent) {
+          await api.call("agents.update", {
+            name: agent.name,
+            ...(name.value !== agent.name ? { new_name: name.value } : {}),
+            ...fields,
+          });
+        } else {
+          await api.call("agents.create", { name: name.value, ...fields });
+        }
+        await store.reloadAgents();
+        this.edit(null);
+      } catch (err) {
+        showError(err, agent ? `Save ${agent.name}` : "Create agent");
+      }
+    };
+    return h(
+      "form.agent-form",
+      { onsubmit: submit },
+      h("h3", {}, agent ? `Edit ${agent.name}` : "New agent"),
+      h("label", {}, "Name", name),
+      h("label", {}, "Profile", profile),
+      h("label", {}, "Description", description),
+      h("label", {}, "Context (role, instructions)", context),
+      h(
+        "div.form-buttons",
+        {},
+        h("button.btn.primary", { type: "submit" }, agent ? "Save" : "Create"),
+        h("button.btn", { type: "button", onclick: () => this.edit(null) }, "Cancel"),
+      ),
+    );
+  }
+
+  private async remove(agent: AgentRow): Promise<void> {
+    if (!confirm(`Delete agent ${agent.name}? Its file is removed.`)) return;
+    try {
+      await api.call("agents.delete", { name: agent.name });
+      await store.reloadAgents();
+    } catch (err) {
+      showError(err, `Delete ${agent.name}`);
+    }
+  }
+}

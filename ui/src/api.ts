@@ -1,0 +1,113 @@
+// The WebSocket client of ui/API.md: requests matched by id, pushed events, terminal frames.
+
+import type { ApiError } from "./types";
+
+export class ApiFailure extends Error {
+  constructor(readonly error: ApiError) {
+    super(`${error.code}: ${error.message}`);
+  }
+}
+
+type Pending = { resolve: (v: unknown) => void; reject: (e: unknown) => void };
+type EventHandler = (data: Record<string, unknown>) => void;
+type FrameHandler = (kind: number, text: string) => void;
+export type ConnectionState = "connecting" | "open" | "closed";
+
+const decoder = new TextDecoder();
+
+export class Api {
+  private ws: WebSocket | null = null;
+  private nextId = 1;
+  private pending = new Map<number, Pending>();
+  private handlers = new Map<string, Set<EventHandler>>();
+  private frames = new Map<string, FrameHandler>();
+  private stateListeners = new Set<(s: ConnectionState, code?: number) => void>();
+  private retryMs = 500;
+
+  connect(): void {
+    this.emitState("connecting");
+    const ws = new WebSocket(`ws://${location.host}/ws`);
+    ws.binaryType = "arraybuffer";
+    ws.onopen = () => {
+      this.retryMs = 500;
+      this.emitState("open");
+    };
+    ws.onmessage = (ev) => this.onMessage(ev.data);
+    ws.onclose = (ev) => {
+      this.ws = null;
+      this.frames.clear();
+      for (const p of this.pending.values()) {
+        p.reject(new ApiFailure({ code: "UNAVAILABLE", message: "connection lost" }));
+      }
+      this.pending.clear();
+      this.emitState("closed", ev.code);
+      setTimeout(() => this.connect(), this.retryMs);
+      this.retryMs = Math.min(this.retryMs * 2, 5000);
+    };
+    this.ws = ws;
+  }
+
+  call<T = unknown>(method: string, params: object = {}): Promise<T> {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) {
+      return Promise.reject(new ApiFailure({ code: "UNAVAILABLE", message: "not connected" }));
+    }
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  /** Subscribe to a pushed event; returns the unsubscribe function. */
+  on(event: string, handler: EventHandler): () => void {
+    let set = this.handlers.get(event);
+    if (!set) this.handlers.set(event, (set = new Set()));
+    set.add(handler);
+    return () => set.delete(handler);
+  }
+
+  onState(listener: (s: ConnectionState, code?: number) => void): void {
+    this.stateListeners.add(listener);
+  }
+
+  /** Route the binary frames of one terminal attach to a handler. */
+  attachFrames(attachId: string, handler: FrameHandler): () => void {
+    this.frames.set(attachId, handler);
+    return () => this.frames.delete(attachId);
+  }
+
+  private emitState(s: ConnectionState, code?: number): void {
+    for (const l of this.stateListeners) l(s, code);
+  }
+
+  private onMessage(data: unknown): void {
+    if (data instanceof ArrayBuffer) return this.onBinary(data);
+    const msg = JSON.parse(String(data)) as Record<string, unknown>;
+    if ("event" in msg) {
+      const set = this.handlers.get(String(msg.event));
+      for (const h of set ?? []) h((msg.data ?? {}) as Record<string, unknown>);
+      for (const h of this.handlers.get("*") ?? []) h(msg);
+      return;
+    }
+    const p = this.pending.get(msg.id as number);
+    if (!p) {
+      if (msg.ok === false) console.warn("unmatched error", msg.error);
+      return;
+    }
+    this.pending.delete(msg.id as number);
+    if (msg.ok) p.resolve(msg.result);
+    else p.reject(new ApiFailure(msg.error as ApiError));
+  }
+
+  private onBinary(buf: ArrayBuffer): void {
+    const view = new DataView(buf);
+    const kind = view.getUint8(0);
+    const n = view.getUint16(1);
+    const attachId = decoder.decode(new Uint8Array(buf, 3, n));
+    const text = decoder.decode(new Uint8Array(buf, 3 + n));
+    this.frames.get(attachId)?.(kind, text);
+  }
+}
+
+export const api = new Api();

@@ -1,0 +1,208 @@
+// One cell of the layout: a header (agent, picker, split/close) and a body (picker, terminal, chat).
+
+import { api } from "./api";
+import { goToCell, showError } from "./banner";
+import { ChatView } from "./chat";
+import { clear, h } from "./dom";
+import { agentPicker } from "./picker";
+import { store } from "./state";
+import { TerminalView } from "./terminal";
+import type { AgentRow, Leaf, View } from "./types";
+
+type Body = { el: HTMLElement; dispose(): void; focus?(): void };
+
+export class CellView {
+  readonly el: HTMLElement;
+  private header = h("div.cell-header");
+  private bodyHost = h("div.cell-body");
+  private body: Body | null = null;
+  private bodyKey = "";
+  private pickerOpen = false;
+  private leaf: Leaf;
+
+  constructor(leaf: Leaf) {
+    this.leaf = leaf;
+    this.el = h("div.cell", { dataset: { leaf: leaf.id } }, this.header, this.bodyHost);
+    this.update(leaf);
+  }
+
+  update(leaf: Leaf): void {
+    this.leaf = leaf;
+    const agent = store.agentById(leaf.agent);
+    this.el.dataset.view = leaf.view;
+    this.el.dataset.agent = agent?.name ?? "";
+    this.renderHeader(agent);
+    const state = !agent
+      ? "empty"
+      : agent.live && agent.node_id === leaf.id
+        ? "here"
+        : agent.live && agent.node_id
+          ? `elsewhere:${agent.node_id}`
+          : agent.live
+            ? "background"
+            : "stopped";
+    const key = `${agent?.id ?? ""}|${leaf.view}|${state}|${this.pickerOpen}|${
+      this.pickerOpen || state === "empty" ? store.agents.map((a) => `${a.id}${a.live}${a.node_id}`).join() : ""
+    }`;
+    if (key !== this.bodyKey) {
+      this.bodyKey = key;
+      this.setBody(this.makeBody(agent, state));
+    }
+  }
+
+  /** Re-render from the store (agents changed; the leaf did not). */
+  refresh(): void {
+    this.update(this.leaf);
+  }
+
+  private renderHeader(agent: AgentRow | undefined): void {
+    const leafId = this.leaf.id;
+    clear(
+      this.header,
+      agent
+        ? h(
+            "span.cell-title",
+            {},
+            h("span.status-dot", { class: agent.live ? agent.status : "off", title: agent.status }),
+            h("strong", {}, agent.name),
+            h("span.muted", {}, ` ${agent.profile} · ${this.leaf.view}`),
+          )
+        : h("span.cell-title.muted", {}, "Empty cell"),
+      h("span.spacer"),
+      agent
+        ? h(
+            "button.btn.small",
+            { class: this.pickerOpen ? "active" : "", onclick: () => this.togglePicker() },
+            "Agent ▾",
+          )
+        : null,
+      agent?.live && agent.node_id === leafId
+        ? h("button.btn.small", { title: "Stop the agent", onclick: () => void this.stop(agent) }, "Stop")
+        : null,
+      h("button.btn.small.icon", { title: "Split right", onclick: () => void this.split("row") }, "⇥"),
+      h("button.btn.small.icon", { title: "Split down", onclick: () => void this.split("column") }, "⤓"),
+      h("button.btn.small.icon", { title: "Close cell", onclick: () => void this.close() }, "✕"),
+    );
+  }
+
+  private makeBody(agent: AgentRow | undefined, state: string): Body {
+    const pick = (a: AgentRow, view: View) => void this.pick(a, view);
+    if (!agent || this.pickerOpen) {
+      return plain(
+        h(
+          "div.cell-picker",
+          {},
+          h("div.cell-picker-title", {}, agent ? "Show another agent here" : "Pick an agent"),
+          agentPicker(this.leaf.id, agent?.id ?? null, pick),
+        ),
+      );
+    }
+    if (state === "here") {
+      return this.leaf.view === "chat"
+        ? new ChatView(agent.id, agent.name)
+        : new TerminalView(agent.name);
+    }
+    if (state.startsWith("elsewhere:")) {
+      const nodeId = state.slice("elsewhere:".length);
+      return plain(
+        h(
+          "div.cell-placeholder",
+          {},
+          h("p", {}, `${agent.name} is live in another cell.`),
+          h("button.btn", { onclick: () => void goToCell(nodeId) }, "Go to cell"),
+        ),
+      );
+    }
+    const label = state === "background" ? "Show here" : "Start";
+    return plain(
+      h(
+        "div.cell-placeholder",
+        {},
+        h("p", {}, state === "background" ? `${agent.name} runs in the background.` : `${agent.name} is stopped.`),
+        h("button.btn.primary", { onclick: () => void this.launch(agent, this.leaf.view, this.leaf.agent_was_running) }, label),
+      ),
+    );
+  }
+
+  private setBody(body: Body): void {
+    this.body?.dispose();
+    this.body = body;
+    clear(this.bodyHost, body.el);
+  }
+
+  private togglePicker(): void {
+    this.pickerOpen = !this.pickerOpen;
+    this.update(this.leaf);
+  }
+
+  private async pick(agent: AgentRow, view: View): Promise<void> {
+    this.pickerOpen = false;
+    try {
+      if (this.leaf.agent !== agent.id || this.leaf.view !== view) {
+        await store.applyLayout({ op: "bind", leaf_id: this.leaf.id, agent_id: agent.id, view });
+      }
+      await this.launch(agent, view, false);
+    } catch (e) {
+      showError(e, `Open ${agent.name}`);
+      this.update(this.leaf);
+    }
+  }
+
+  private async launch(agent: AgentRow, view: View, reattach: boolean): Promise<void> {
+    const size = estimateSize(this.bodyHost);
+    try {
+      await api.call("session.launch", {
+        name: agent.name,
+        node_id: this.leaf.id,
+        mode: view === "chat" ? "structured" : "terminal",
+        reattach,
+        ...size,
+      });
+    } catch (e) {
+      showError(e, `Launch ${agent.name}`);
+    }
+    await store.reloadAgents();
+  }
+
+  private async stop(agent: AgentRow): Promise<void> {
+    try {
+      await api.call("session.stop", { name: agent.name });
+    } catch (e) {
+      showError(e);
+    }
+    await store.reloadAgents();
+  }
+
+  private async split(direction: "row" | "column"): Promise<void> {
+    try {
+      await store.applyLayout({ op: "split", leaf_id: this.leaf.id, direction });
+    } catch (e) {
+      showError(e, "Split");
+    }
+  }
+
+  private async close(): Promise<void> {
+    try {
+      await store.applyLayout({ op: "close", leaf_id: this.leaf.id });
+    } catch (e) {
+      showError(e, "Close cell");
+    }
+  }
+
+  dispose(): void {
+    this.body?.dispose();
+    this.body = null;
+    this.el.remove();
+  }
+}
+
+function plain(el: HTMLElement): Body {
+  return { el, dispose: () => {} };
+}
+
+/** Rows/cols a terminal will roughly get in this cell (fit corrects it after attach). */
+function estimateSize(el: HTMLElement): { rows: number; cols: number } {
+  const rows = Math.floor(el.clientHeight / 17);
+  const cols = Math.floor(el.clientWidth / 7.8);
+  return { rows: Math.min(Math.max(rows, 5), 500), cols: Math.min(Math.max(cols, 20), 1000) };
+}

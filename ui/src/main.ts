@@ -1,0 +1,92 @@
+// The app shell: header, tabs, workspace and side panel, wired to the server's pushed events.
+
+import { api, ApiFailure } from "./api";
+import { bannerHost, hide, showError, showNotice } from "./banner";
+import { onChatEvent } from "./chatlog";
+import { debounce, h } from "./dom";
+import { Workspace } from "./layout";
+import { SidePanel } from "./sidepanel";
+import { store } from "./state";
+import { TabBar } from "./tabs";
+import type { ApiError, ChatEventData } from "./types";
+import "./style.css";
+
+// The page load set the auth cookie; keep the token out of the address bar and history.
+if (location.search.includes("token=")) history.replaceState(null, "", "/");
+
+const projectName = h("span.project-name", {}, "IdeA");
+const connection = h("span.connection", { dataset: { state: "connecting" } }, "connecting…");
+const panelToggle = h("button.btn.small", { title: "Toggle side panel" }, "Panel");
+const tabs = new TabBar();
+const workspace = new Workspace();
+const panel = new SidePanel();
+
+const app = document.getElementById("app")!;
+app.append(
+  h("header.topbar", {}, h("span.logo", {}, "IdeA"), projectName, tabs.el, h("span.spacer"), connection, panelToggle),
+  bannerHost(),
+  h("main.main", {}, workspace.el, panel.el),
+);
+panelToggle.addEventListener("click", () => app.classList.toggle("panel-hidden"));
+
+store.subscribe(() => {
+  const name = store.project?.name ?? "IdeA";
+  projectName.textContent = name;
+  document.title = `${name} — IdeA`;
+  tabs.render();
+  workspace.render();
+  if (panel.active === "agents") panel.agents.render();
+});
+
+const reloadAgents = debounce(() => void store.reloadAgents().catch(() => {}), 40);
+const reloadLayouts = debounce(() => void store.reloadLayouts().catch(() => {}), 40);
+const refreshBoard = debounce(() => panel.active === "board" && void panel.board.refresh(), 80);
+const refreshLog = debounce(() => panel.active === "log" && void panel.log.refresh(), 80);
+
+for (const ev of ["AgentsChanged", "AgentLaunched", "AgentStopped", "TerminalExit"]) {
+  api.on(ev, () => (reloadAgents(), refreshBoard()));
+}
+api.on("LiveStateChanged", () => (reloadAgents(), refreshBoard()));
+api.on("AgentReplied", refreshBoard);
+api.on("LayoutChanged", reloadLayouts);
+api.on("OrchestratorRequestProcessed", () => (refreshLog(), refreshBoard()));
+api.on("ChatEvent", (d) => onChatEvent(d as unknown as ChatEventData));
+api.on("StoreFileQuarantined", (d) =>
+  showError(
+    new ApiFailure({
+      code: "CORRUPT_FILE",
+      message: String(d.reason),
+      path: String(d.path),
+      quarantined_to: String(d.quarantined_to),
+    }),
+  ),
+);
+
+api.onState((state, code) => {
+  connection.dataset.state = state;
+  connection.textContent = state === "open" ? "connected" : state === "closed" ? "disconnected" : "connecting…";
+  if (state === "closed") {
+    workspace.reset();
+    showNotice(
+      code === 1001 ? "The project was closed. Reconnecting…" : "Connection lost. Reconnecting…",
+    );
+  }
+  if (state === "open") {
+    hide();
+    void load();
+  }
+});
+
+async function load(): Promise<void> {
+  try {
+    workspace.reset();
+    await store.loadAll();
+    await panel.refresh();
+    const problems = await api.call<ApiError[]>("problems.list");
+    if (problems.length) showError(new ApiFailure(problems[0]));
+  } catch (e) {
+    showError(e, "Loading the project");
+  }
+}
+
+api.connect();

@@ -1,0 +1,86 @@
+// The client's copy of the server's state, reloaded on events; views subscribe to "changed".
+
+import { api } from "./api";
+import type { AgentRow, Layouts, LayoutNode, Leaf, Profile, ProjectInfo, Tab } from "./types";
+
+type Listener = () => void;
+
+class Store {
+  project: ProjectInfo | null = null;
+  layouts: Layouts | null = null;
+  agents: AgentRow[] = [];
+  profiles: Profile[] = [];
+  private listeners = new Set<Listener>();
+
+  subscribe(l: Listener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  notify(): void {
+    for (const l of this.listeners) l();
+  }
+
+  async loadAll(): Promise<void> {
+    const [project, layouts, agents] = await Promise.all([
+      api.call<ProjectInfo>("project.info"),
+      api.call<Layouts>("layouts.get"),
+      api.call<AgentRow[]>("agents.list"),
+    ]);
+    Object.assign(this, { project, layouts, agents });
+    this.notify();
+    this.profiles = await api.call<Profile[]>("profiles.list");
+    this.notify();
+  }
+
+  async reloadAgents(): Promise<void> {
+    this.agents = await api.call<AgentRow[]>("agents.list");
+    this.notify();
+  }
+
+  async reloadLayouts(): Promise<void> {
+    this.layouts = await api.call<Layouts>("layouts.get");
+    this.notify();
+  }
+
+  /** Run a `layouts.apply` op and take its result as the new layouts. */
+  async applyLayout<T = Record<string, unknown>>(params: object): Promise<T & { layouts: Layouts }> {
+    const result = await api.call<T & { layouts: Layouts }>("layouts.apply", params);
+    this.layouts = result.layouts;
+    this.notify();
+    return result;
+  }
+
+  activeTab(): Tab | null {
+    const l = this.layouts;
+    return l?.tabs.find((t) => t.id === l.active_tab) ?? l?.tabs[0] ?? null;
+  }
+
+  agentById(id: string | null): AgentRow | undefined {
+    return id ? this.agents.find((a) => a.id === id) : undefined;
+  }
+
+  /** The tab holding a cell, and the cell. */
+  findLeaf(nodeId: string): { tab: Tab; leaf: Leaf } | null {
+    for (const tab of this.layouts?.tabs ?? []) {
+      const leaf = findIn(tab.root, nodeId);
+      if (leaf) return { tab, leaf };
+    }
+    return null;
+  }
+
+  profile(name: string): Profile | undefined {
+    return this.profiles.find((p) => p.name === name);
+  }
+}
+
+function findIn(node: LayoutNode, id: string): Leaf | null {
+  if (node.type === "leaf") return node.id === id ? node : null;
+  for (const c of node.children) {
+    const found = findIn(c, id);
+    if (found) return found;
+  }
+  return null;
+}
+
+export const store = new Store();

@@ -37,7 +37,13 @@ OPEN_TIMEOUT_S = 120.0  # opening reconciles the project: it may wait for leftov
 CLOSE_TIMEOUT_S = 30.0
 EXIT_CORE_STUCK = 1
 
-_PAINTED_JS = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
+# The UI resolves ``window.ideaReady`` once the project is shown (bounded, in case the page is
+# not the built UI); then two animation frames make sure it was painted.
+_PAINTED_JS = (
+    "Promise.race([window.ideaReady || Promise.resolve(),"
+    " new Promise(r => setTimeout(r, 10000))])"
+    ".then(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1)))))"
+)
 
 # Run in a child process before the window: a Qt that cannot load its platform plugin (no X
 # server, a missing libxcb-*) aborts the whole process instead of raising, so it must not be ours.
@@ -193,8 +199,8 @@ class _WindowApp:
         webview.start(gui="qt" if sys.platform.startswith("linux") else None)
 
     def _on_loaded(self) -> None:
-        # pywebview's thread for the event. The DOM is ready; the line is printed once the page
-        # has painted too (two animation frames), so that whoever waits for it sees the UI.
+        # pywebview's thread for the event. The DOM is ready; the line is printed once the UI
+        # has shown the project and painted it, so that whoever waits for it sees the UI.
         with self._lock:
             if self._loaded:
                 return

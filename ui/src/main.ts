@@ -77,11 +77,18 @@ api.onState((state, code) => {
   }
 });
 
+// Resolved once the project is shown: the desktop window waits on it before saying "ready".
+let markReady: () => void = () => {};
+(window as unknown as { ideaReady: Promise<void> }).ideaReady = new Promise<void>((resolve) => {
+  markReady = resolve;
+});
+
 async function load(): Promise<void> {
   try {
     workspace.reset();
     await store.loadAll();
     await panel.refresh();
+    markReady();
     const problems = await api.call<ApiError[]>("problems.list");
     if (problems.length) showError(new ApiFailure(problems[0]));
   } catch (e) {

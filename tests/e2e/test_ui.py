@@ -156,3 +156,121 @@ def test_agent_editor_creates_edits_and_deletes(served: str, page: Page) -> None
     row.get_by_role("button", name="Delete").click()
     expect(row).to_have_count(0)
     expect(page.locator('.picker-row[data-agent="reviewer"]')).to_have_count(0)
+
+
+def focused_cell(page: Page):
+    return page.locator(".cell.focused")
+
+
+@pytest.mark.timeout(90)
+def test_keyboard_shortcuts_split_focus_close_and_picker(served: str, page: Page) -> None:
+    open_app(page, served)
+    expect(page.locator(".cell.focused")).to_have_count(1)
+    page.locator(".cell").first.locator('.picker-row[data-agent="sh"] .picker-main').click()
+    term = cell_of(page, "sh").locator(".xterm")
+    expect(term).to_be_visible()
+    expect(cell_of(page, "sh")).to_have_class(re.compile(r"\bfocused\b"))
+
+    # Split right from inside the terminal (xterm lets the key through); the new cell has focus.
+    term.click()
+    expect(cell_of(page, "sh").locator("textarea.xterm-helper-textarea")).to_be_focused()
+    page.keyboard.press("Alt+Shift+ArrowRight")
+    expect(page.locator(".split.row .cell")).to_have_count(2)
+    expect(focused_cell(page)).to_have_attribute("data-agent", "")
+    expect(focused_cell(page).locator(".picker-main").first).to_be_focused()
+
+    # Previous cell: focus goes back into the terminal, which still takes typing.
+    page.keyboard.press("Alt+ArrowLeft")
+    expect(focused_cell(page)).to_have_attribute("data-agent", "sh")
+    expect(cell_of(page, "sh").locator("textarea.xterm-helper-textarea")).to_be_focused()
+    sentinel = f"KEY{uuid.uuid4().hex[:10]}"
+    page.keyboard.type(f"echo {sentinel[:4]}''{sentinel[4:]}")
+    page.keyboard.press("Enter")
+    expect(cell_of(page, "sh").locator(".xterm-rows")).to_contain_text(sentinel)
+
+    # Next cell wraps around; split the empty one down, then close the new cell.
+    page.keyboard.press("Alt+ArrowRight")
+    expect(focused_cell(page)).to_have_attribute("data-agent", "")
+    page.keyboard.press("Alt+ArrowRight")
+    expect(focused_cell(page)).to_have_attribute("data-agent", "sh")
+    page.keyboard.press("Alt+ArrowRight")
+    page.keyboard.press("Alt+Shift+ArrowDown")
+    expect(page.locator(".cell")).to_have_count(3)
+    expect(page.locator(".split.column .cell")).to_have_count(2)
+    new_leaf = focused_cell(page).get_attribute("data-leaf")
+    page.keyboard.press("Alt+Shift+KeyW")
+    expect(page.locator(".cell")).to_have_count(2)
+    expect(page.locator(f'.cell[data-leaf="{new_leaf}"]')).to_have_count(0)
+    expect(focused_cell(page)).to_have_count(1)
+
+    # The agent picker of the focused terminal cell, from the keyboard.
+    cell_of(page, "sh").locator(".xterm").click()
+    expect(focused_cell(page)).to_have_attribute("data-agent", "sh")
+    page.keyboard.press("Alt+Shift+KeyA")
+    expect(cell_of(page, "sh").locator(".cell-picker")).to_be_visible()
+    expect(
+        cell_of(page, "sh").locator('.picker-row[data-agent="bot"] .picker-main')
+    ).to_be_focused()
+
+    # The help popover lists the shortcuts.
+    page.locator(".help-toggle").click()
+    expect(page.locator(".help-popover")).to_be_visible()
+    expect(page.locator(".help-popover")).to_contain_text("Alt+Shift+→")
+    page.keyboard.press("Escape")
+    expect(page.locator(".help-popover")).to_be_hidden()
+
+
+# Records notifications instead of showing them; `__ideaFocused` says whether the page has focus.
+NOTIFICATION_STUB = """
+window.__notes = [];
+window.__ideaFocused = true;
+Document.prototype.hasFocus = function () { return window.__ideaFocused; };
+class RecordedNotification {
+  constructor(title, options) {
+    window.__notes.push({ title, body: (options && options.body) || "" });
+  }
+  close() {}
+}
+RecordedNotification.permission = "granted";
+RecordedNotification.requestPermission = () => Promise.resolve("granted");
+window.Notification = RecordedNotification;
+"""
+
+
+def set_focused(page: Page, focused: bool) -> None:
+    page.evaluate(
+        "f => { window.__ideaFocused = f; window.dispatchEvent(new Event(f ? 'focus' : 'blur')); }",
+        focused,
+    )
+
+
+@pytest.mark.timeout(90)
+def test_notification_when_a_reply_comes_while_unfocused(served: str, page: Page) -> None:
+    page.context.grant_permissions(["notifications"])
+    page.add_init_script(NOTIFICATION_STUB)
+    open_app(page, served)
+    page.locator('.picker-row[data-agent="bot"] .picker-main').click()
+    composer = cell_of(page, "bot").locator(".chat-input")
+    expect(composer).to_be_visible()
+
+    # Not focused: the reply raises one notification titled with the agent's name.
+    set_focused(page, False)
+    first = f"ping {uuid.uuid4().hex[:8]}"
+    composer.fill(first)
+    composer.press("Enter")
+    expect(cell_of(page, "bot").locator(".msg.assistant").last).to_have_text(f"echo: {first}")
+    page.wait_for_function("window.__notes.length > 0")
+    notes = page.evaluate("window.__notes")
+    assert notes[0]["title"] == "bot"
+    assert first in notes[0]["body"]
+
+    # Focused: none. The log's "ok" for the second ask comes after its AgentReplied event.
+    set_focused(page, True)
+    page.evaluate("window.__notes = []")
+    second = f"pong {uuid.uuid4().hex[:8]}"
+    composer.fill(second)
+    composer.press("Enter")
+    expect(cell_of(page, "bot").locator(".msg.assistant").last).to_have_text(f"echo: {second}")
+    page.locator('[data-panel="log"]').click()
+    expect(page.locator('.deleg[data-target="bot"] .pill.ok')).to_have_count(2)
+    assert page.evaluate("window.__notes") == []

@@ -22,7 +22,7 @@ export class CellView {
 
   constructor(leaf: Leaf) {
     this.leaf = leaf;
-    this.el = h("div.cell", { dataset: { leaf: leaf.id } }, this.header, this.bodyHost);
+    this.el = h("div.cell", { tabIndex: -1, dataset: { leaf: leaf.id } }, this.header, this.bodyHost);
     this.update(leaf);
   }
 
@@ -50,6 +50,28 @@ export class CellView {
     }
   }
 
+  get leafId(): string {
+    return this.leaf.id;
+  }
+
+  /** Draw (or drop) the focus ring; the workspace keeps which cell is focused. */
+  setFocused(focused: boolean): void {
+    this.el.classList.toggle("focused", focused);
+  }
+
+  /** Move keyboard focus into the cell: its terminal, chat composer, first picker choice, or itself. */
+  focus(): void {
+    if (this.body?.focus) return this.body.focus();
+    const first = this.bodyHost.querySelector<HTMLElement>(".picker-main:not(:disabled), button:not(:disabled)");
+    (first ?? this.el).focus();
+  }
+
+  /** Show the agent picker (keyboard: it stays open; the click button toggles). */
+  openPicker(): void {
+    if (this.leaf.agent && !this.pickerOpen) this.togglePicker();
+    this.focus();
+  }
+
   /** Re-render from the store (agents changed; the leaf did not). */
   refresh(): void {
     this.update(this.leaf);
@@ -72,16 +94,20 @@ export class CellView {
       agent
         ? h(
             "button.btn.small",
-            { class: this.pickerOpen ? "active" : "", onclick: () => this.togglePicker() },
+            {
+              class: this.pickerOpen ? "active" : "",
+              title: "Agent picker (Alt+Shift+A)",
+              onclick: () => this.togglePicker(),
+            },
             "Agent ▾",
           )
         : null,
       agent?.live && agent.node_id === leafId
         ? h("button.btn.small", { title: "Stop the agent", onclick: () => void this.stop(agent) }, "Stop")
         : null,
-      h("button.btn.small.icon", { title: "Split right", onclick: () => void this.split("row") }, "⇥"),
-      h("button.btn.small.icon", { title: "Split down", onclick: () => void this.split("column") }, "⤓"),
-      h("button.btn.small.icon", { title: "Close cell", onclick: () => void this.close() }, "✕"),
+      h("button.btn.small.icon", { title: "Split right (Alt+Shift+→)", onclick: () => void this.split("row") }, "⇥"),
+      h("button.btn.small.icon", { title: "Split down (Alt+Shift+↓)", onclick: () => void this.split("column") }, "⤓"),
+      h("button.btn.small.icon", { title: "Close cell (Alt+Shift+W)", onclick: () => void this.close() }, "✕"),
     );
   }
 
@@ -125,9 +151,11 @@ export class CellView {
   }
 
   private setBody(body: Body): void {
+    const hadFocus = this.el.contains(document.activeElement) && document.activeElement !== this.el;
     this.body?.dispose();
     this.body = body;
     clear(this.bodyHost, body.el);
+    if (hadFocus) this.focus();
   }
 
   private togglePicker(): void {
@@ -173,19 +201,24 @@ export class CellView {
     await store.reloadAgents();
   }
 
-  private async split(direction: "row" | "column"): Promise<void> {
+  /** Split this cell; the new empty cell's id, or null on failure (shown in the banner). */
+  async split(direction: "row" | "column"): Promise<string | null> {
     try {
-      await store.applyLayout({ op: "split", leaf_id: this.leaf.id, direction });
+      const r = await store.applyLayout<{ leaf_id: string }>({ op: "split", leaf_id: this.leaf.id, direction });
+      return r.leaf_id;
     } catch (e) {
       showError(e, "Split");
+      return null;
     }
   }
 
-  private async close(): Promise<void> {
+  async close(): Promise<boolean> {
     try {
       await store.applyLayout({ op: "close", leaf_id: this.leaf.id });
+      return true;
     } catch (e) {
       showError(e, "Close cell");
+      return false;
     }
   }
 

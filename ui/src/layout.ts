@@ -1,9 +1,11 @@
 // The active tab's cell tree: nested flex splits with draggable dividers; cells are kept across
-// re-renders (a terminal is not re-attached because a sibling moved), disposed when gone.
+// re-renders (a terminal is not re-attached because a sibling moved), disposed when gone. One cell
+// is "focused" (ring drawn; the target of the keyboard shortcuts).
 
 import { showError } from "./banner";
 import { CellView } from "./cell";
 import { h } from "./dom";
+import type { Action } from "./shortcuts";
 import { store } from "./state";
 import type { LayoutNode, Split } from "./types";
 
@@ -15,6 +17,20 @@ export class Workspace {
   private renderedTab = "";
   private dragging = false;
   private treeKey = "";
+  private focusedId = "";
+
+  constructor() {
+    const track = (e: Event) => {
+      const cell = (e.target as HTMLElement | null)?.closest?.<HTMLElement>(".cell");
+      const id = cell?.dataset.leaf;
+      if (id && this.cells.has(id) && id !== this.focusedId) {
+        this.focusedId = id;
+        this.drawFocus();
+      }
+    };
+    this.el.addEventListener("focusin", track);
+    this.el.addEventListener("pointerdown", track, true);
+  }
 
   render(): void {
     if (this.dragging) return;
@@ -23,6 +39,7 @@ export class Workspace {
     if (treeKey === this.treeKey) {
       // Same tree: only the cells' contents may change (agents went live, status...).
       for (const cell of this.cells.values()) cell.refresh();
+      this.drawFocus();
       return;
     }
     this.treeKey = treeKey;
@@ -36,6 +53,64 @@ export class Workspace {
       }
     }
     this.renderedTab = tab?.id ?? "";
+    this.drawFocus();
+  }
+
+  /** The focused cell's leaf id ("" when the tab has none). */
+  get focused(): string {
+    return this.focusedId;
+  }
+
+  /** Cells of the active tab in reading order (the order of next/previous). */
+  private order(): CellView[] {
+    return [...this.el.querySelectorAll<HTMLElement>(".cell")]
+      .map((el) => this.cells.get(el.dataset.leaf ?? ""))
+      .filter((c): c is CellView => !!c);
+  }
+
+  private drawFocus(): void {
+    const order = this.order();
+    if (!order.some((c) => c.leafId === this.focusedId)) this.focusedId = order[0]?.leafId ?? "";
+    for (const cell of this.cells.values()) cell.setFocused(cell.leafId === this.focusedId);
+  }
+
+  /** Focus a cell: the ring and the keyboard (its terminal, composer or picker). */
+  focusCell(leafId: string): void {
+    const cell = this.cells.get(leafId);
+    if (!cell) return;
+    this.focusedId = leafId;
+    this.drawFocus();
+    cell.focus();
+  }
+
+  /** Run a keyboard shortcut's action on the focused cell. */
+  async run(action: Action): Promise<void> {
+    const order = this.order();
+    const i = order.findIndex((c) => c.leafId === this.focusedId);
+    const cell = order[i];
+    if (!cell) return;
+    switch (action) {
+      case "next":
+      case "prev": {
+        const step = action === "next" ? 1 : -1;
+        this.focusCell(order[(i + step + order.length) % order.length].leafId);
+        return;
+      }
+      case "splitRight":
+      case "splitDown": {
+        const id = await cell.split(action === "splitRight" ? "row" : "column");
+        if (id) this.focusCell(id);
+        return;
+      }
+      case "close": {
+        const neighbour = order[i > 0 ? i - 1 : 1];
+        if ((await cell.close()) && neighbour) this.focusCell(neighbour.leafId);
+        return;
+      }
+      case "picker":
+        cell.openPicker();
+        return;
+    }
   }
 
   /** Drop every cell (their terminal attaches died with the connection). */

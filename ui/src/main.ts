@@ -5,6 +5,8 @@ import { bannerHost, hide, showError, showNotice } from "./banner";
 import { onChatEvent } from "./chatlog";
 import { debounce, h } from "./dom";
 import { Workspace } from "./layout";
+import { askPermissionOnGesture, notifiedRecently, notifyAgent, preview, windowFocused } from "./notify";
+import { HelpButton, installShortcuts } from "./shortcuts";
 import { SidePanel } from "./sidepanel";
 import { store } from "./state";
 import { TabBar } from "./tabs";
@@ -20,14 +22,17 @@ const panelToggle = h("button.btn.small", { title: "Toggle side panel" }, "Panel
 const tabs = new TabBar();
 const workspace = new Workspace();
 const panel = new SidePanel();
+const help = new HelpButton();
 
 const app = document.getElementById("app")!;
 app.append(
-  h("header.topbar", {}, h("span.logo", {}, "IdeA"), projectName, tabs.el, h("span.spacer"), connection, panelToggle),
+  h("header.topbar", {}, h("span.logo", {}, "IdeA"), projectName, tabs.el, h("span.spacer"), connection, help.el, panelToggle),
   bannerHost(),
   h("main.main", {}, workspace.el, panel.el),
 );
 panelToggle.addEventListener("click", () => app.classList.toggle("panel-hidden"));
+installShortcuts((action) => (action === "help" ? help.toggle() : void workspace.run(action)));
+askPermissionOnGesture();
 
 store.subscribe(() => {
   const name = store.project?.name ?? "IdeA";
@@ -48,6 +53,31 @@ for (const ev of ["AgentsChanged", "AgentLaunched", "AgentStopped", "TerminalExi
 }
 api.on("LiveStateChanged", () => (reloadAgents(), refreshBoard()));
 api.on("AgentReplied", refreshBoard);
+
+// Desktop notifications while the window is not focused (notify.ts decides; it skips when focused).
+const agentName = (d: Record<string, unknown>) =>
+  typeof d.agent_name === "string" ? d.agent_name : store.agentById(String(d.agent_id ?? ""))?.name;
+api.on("AgentReplied", (d) => {
+  const name = agentName(d);
+  if (name) notifyAgent(name, preview(String(d.preview ?? "")));
+});
+api.on("AgentTurnFinished", (d) => {
+  // A turn that also replies (an ask) gets AgentReplied with a preview: let that one speak.
+  if (windowFocused()) return; // decided now, not after the wait
+  setTimeout(() => {
+    const name = agentName(d);
+    if (name && !notifiedRecently(name)) notifyAgent(name, d.ok === false ? "turn failed" : "finished a turn");
+  }, 400);
+});
+const lastStatus = new Map<string, string>();
+api.on("LiveStateChanged", (d) => {
+  const id = String(d.agent_id ?? "");
+  const status = String(d.status ?? "");
+  const was = lastStatus.get(id);
+  lastStatus.set(id, status);
+  const name = agentName(d);
+  if (status === "blocked" && was !== "blocked" && name) notifyAgent(name, "is blocked");
+});
 api.on("LayoutChanged", reloadLayouts);
 api.on("OrchestratorRequestProcessed", () => (refreshLog(), refreshBoard()));
 api.on("ChatEvent", (d) => onChatEvent(d as unknown as ChatEventData));

@@ -6,6 +6,7 @@ import "@xterm/xterm/css/xterm.css";
 import { api } from "./api";
 import { showError } from "./banner";
 import { h } from "./dom";
+import { shortcutOf } from "./shortcuts";
 
 type AttachResult = { attach_id: string; agent_id: string; scrollback: string };
 
@@ -29,6 +30,8 @@ export class TerminalView {
   constructor(private readonly agentName: string) {
     this.term.loadAddon(this.fit);
     this.term.open(this.el);
+    // Workspace shortcuts are not typed into the PTY: xterm skips them and they bubble to window.
+    this.term.attachCustomKeyEventHandler((e) => shortcutOf(e) === null);
     this.term.onData((data) => {
       api.call("terminal.write", { name: this.agentName, data }).catch((e) => showError(e));
     });

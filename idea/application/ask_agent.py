@@ -7,7 +7,7 @@
 - a turn longer than its timeout → TIMEOUT, the target stays alive and the line moves on;
 - an ask that would close a cycle of agents waiting on each other (A asks B while B waits on A,
   or longer chains) fails at once with CONFLICT naming the cycle, instead of dead-locking;
-- success → AgentReplied.
+- every turn ends with AgentTurnFinished (ok or not); success → AgentReplied.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from idea.application.live_sessions import LiveSessions
 from idea.application.ports import AgentStore
 from idea.domain.agent import Agent
 from idea.domain.errors import Conflict, IdeaError, IdeaTimeout, Invalid
-from idea.domain.events import AgentReplied
+from idea.domain.events import AgentReplied, AgentTurnFinished
 from idea.domain.profile import Mode
 
 DEFAULT_TURN_TIMEOUT_S = 300.0
@@ -170,7 +170,12 @@ class AskAgent:
             session = self._sessions.structured_session(agent.id)
             if session is None:  # pragma: no cover - the launch registers it
                 raise Invalid(f"agent {agent.name} has no structured session")
-        reply = await session.send_blocking(task, timeout_s)
+        try:
+            reply = await session.send_blocking(task, timeout_s)
+        except IdeaError:
+            self._events.publish(AgentTurnFinished(agent.id, ok=False))
+            raise
+        self._events.publish(AgentTurnFinished(agent.id, ok=True))
         self._events.publish(AgentReplied.of_reply(agent.id, agent.name, requester_id, reply))
         return reply
 

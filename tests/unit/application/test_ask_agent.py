@@ -12,7 +12,7 @@ from idea.application.live_sessions import LiveSessions
 from idea.application.stop_agent import StopAgent
 from idea.domain.agent import Agent
 from idea.domain.errors import Conflict, IdeaTimeout, Invalid, NotFound
-from idea.domain.events import AgentReplied
+from idea.domain.events import AgentReplied, AgentTurnFinished
 from idea.domain.profile import Mode
 from tests.fakes.clock import FakeClock
 from tests.fakes.fake_agent_session import FakeAgentSession
@@ -112,6 +112,14 @@ async def test_terminal_target_is_invalid_not_acknowledged(world):
 async def test_terminal_only_profile_is_invalid(world):
     with pytest.raises(Invalid):
         await world.ask("sh", "hi")
+
+
+async def test_every_turn_publishes_turn_finished(world):
+    await world.ask("a", "x")
+    with pytest.raises(IdeaTimeout):
+        await world.ask("a", "SLOW", timeout_s=0.2)
+    finished = [e for e in world.events if isinstance(e, AgentTurnFinished)]
+    assert [(e.agent_id, e.ok) for e in finished] == [("id-a", True), ("id-a", False)]
 
 
 async def test_success_publishes_agent_replied_with_requester(world):

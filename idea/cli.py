@@ -9,7 +9,7 @@ stderr naming the problem, exit 2.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
@@ -243,26 +243,22 @@ def _profiles(project: Path, *, as_json: bool) -> int:
 def _serve(path: Path, port: int) -> int:
     from idea.app.headless import serve_until_signalled
 
-    if not path.is_dir():
-        raise _UsageError(f"idea serve: {path} is not a folder")
-    if not 0 <= port <= 65535:
-        raise _UsageError(f"idea serve: --port must be between 0 and 65535, not {port}")
-    return serve_until_signalled(
-        path,
-        port=port,
-        out=lambda line: print(line, flush=True),
-        err=lambda line: print(line, file=sys.stderr, flush=True),
-    )
+    return _run_project("serve", path, port, serve_until_signalled)
 
 
 def _open(path: Path, port: int) -> int:
     from idea.app.window import open_in_window
 
+    return _run_project("open", path, port, open_in_window)
+
+
+def _run_project(command: str, path: Path, port: int, runner: Callable[..., int]) -> int:
+    """``idea serve`` and ``idea open``: check the arguments, then run until closed."""
     if not path.is_dir():
-        raise _UsageError(f"idea open: {path} is not a folder")
+        raise _UsageError(f"idea {command}: {path} is not a folder")
     if not 0 <= port <= 65535:
-        raise _UsageError(f"idea open: --port must be between 0 and 65535, not {port}")
-    return open_in_window(
+        raise _UsageError(f"idea {command}: --port must be between 0 and 65535, not {port}")
+    return runner(
         path,
         port=port,
         out=lambda line: print(line, flush=True),

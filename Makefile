@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: run test lint types contracts pytest bench soak clean ui
+.PHONY: run test lint types contracts pytest bench soak clean ui package
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,10 @@ bench: $(STAMP)
 
 soak: $(STAMP)
 	$(PY) bench/store_crash_soak.py
+
+# The frozen ONE-FOLDER build (DESIGN.md §10, build.spec): dist/idea/idea.
+package: $(STAMP) ui
+	$(VENV)/bin/pyinstaller --noconfirm build.spec
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache ui/dist ui/node_modules

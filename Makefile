@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: run test lint types contracts pytest bench soak clean ui package
+.PHONY: screenshots run test lint types contracts pytest bench soak clean ui package
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,10 @@ pytest: $(STAMP) ui
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 test: lint types contracts pytest
+
+# The README's pictures, made by the end-to-end tests.
+screenshots: $(STAMP) ui
+	IDEA_SCREENSHOTS_DIR="$(CURDIR)/docs/screenshots" $(PY) -m pytest tests/e2e -q
 
 # Each benchmark prints its figures and ratio last.
 bench: $(STAMP)

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +24,10 @@ from tests.processes import LineWatcher
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fakes"
 DIST = ROOT / "ui" / "dist" / "index.html"
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+# `make screenshots` writes the README's pictures into docs/; a plain test run keeps them in tmp.
+SCREENSHOTS = Path(
+    os.environ.get("IDEA_SCREENSHOTS_DIR") or Path(tempfile.gettempdir()) / "idea-screenshots"
+)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",

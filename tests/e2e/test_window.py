@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +24,10 @@ from tests.processes import LineWatcher, spawned
 
 IDEA = [sys.executable, "-m", "idea"]
 REPO = Path(__file__).resolve().parents[2]
-SCREENSHOT = REPO / "docs" / "screenshots" / "window.png"
+SCREENSHOT = (
+    Path(os.environ.get("IDEA_SCREENSHOTS_DIR") or Path(tempfile.gettempdir()) / "idea-screenshots")
+    / "window.png"
+)
 READY = "IdeA window ready"
 
 needs_xvfb = pytest.mark.skipif(

@@ -44,7 +44,9 @@ def _read_all(
     return items
 
 
-class MarkdownSkillStore:
+class _MarkdownFiles:
+    """What both stores share: one Markdown file per item, read through the corruption check."""
+
     def __init__(
         self, paths: ProjectPaths, clock: Clock, report: CorruptionReporter = _ignore
     ) -> None:
@@ -52,6 +54,19 @@ class MarkdownSkillStore:
         self._clock = clock
         self._report = report
 
+    def _load(self, path: Path, key: str, parse: Callable[[str, str], T], missing: str) -> T:
+        item = load_text_model(path, functools.partial(parse, key), self._clock.now_ms)
+        if item is None:
+            raise NotFound(missing)
+        return item
+
+    @staticmethod
+    def _write(path: Path, text: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text)
+
+
+class MarkdownSkillStore(_MarkdownFiles):
     def all(self) -> list[Skill]:
         folder = self._paths.skills
         found = (
@@ -64,25 +79,13 @@ class MarkdownSkillStore:
     def get(self, name: str) -> Skill:
         validate_slug(name, "skill name")
         path = self._paths.skill_file(name)
-        skill = load_text_model(path, lambda t: Skill.from_markdown(name, t), self._clock.now_ms)
-        if skill is None:
-            raise NotFound(f"no skill named '{name}'")
-        return skill
+        return self._load(path, name, Skill.from_markdown, f"no skill named '{name}'")
 
     def save(self, skill: Skill) -> None:
-        path = self._paths.skill_file(skill.name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, skill.to_markdown())
+        self._write(self._paths.skill_file(skill.name), skill.to_markdown())
 
 
-class MarkdownMemoryStore:
-    def __init__(
-        self, paths: ProjectPaths, clock: Clock, report: CorruptionReporter = _ignore
-    ) -> None:
-        self._paths = paths
-        self._clock = clock
-        self._report = report
-
+class MarkdownMemoryStore(_MarkdownFiles):
     def all(self) -> list[MemoryNote]:
         folder = self._paths.memory
         found = (
@@ -95,17 +98,10 @@ class MarkdownMemoryStore:
     def get(self, slug: str) -> MemoryNote:
         validate_slug(slug, "memory note")
         path = self._paths.memory_file(slug)
-        note = load_text_model(
-            path, lambda t: MemoryNote.from_markdown(slug, t), self._clock.now_ms
-        )
-        if note is None:
-            raise NotFound(f"no memory note '{slug}'")
-        return note
+        return self._load(path, slug, MemoryNote.from_markdown, f"no memory note '{slug}'")
 
     def save(self, note: MemoryNote) -> None:
-        path = self._paths.memory_file(note.slug)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, note.to_markdown())
+        self._write(self._paths.memory_file(note.slug), note.to_markdown())
         self.reindex()
 
     def delete(self, slug: str) -> None:
@@ -123,5 +119,4 @@ class MarkdownMemoryStore:
         """Rewrite ``INDEX.md`` from the notes on disk (only if it changed)."""
         index = render_memory_index(self.all())
         if read_text(self._paths.memory_index) != index:
-            self._paths.memory.mkdir(parents=True, exist_ok=True)
-            write_atomic(self._paths.memory_index, index)
+            self._write(self._paths.memory_index, index)

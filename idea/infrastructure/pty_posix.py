@@ -23,10 +23,15 @@ from typing import TypeVar
 import ptyprocess
 
 from idea.application.session_ports import TerminalSpec, Unsubscribe
-from idea.domain.errors import Invalid, Unavailable
+from idea.domain.errors import Unavailable
 from idea.infrastructure.process_tree import kill_tree_async
 from idea.infrastructure.scrollback import Scrollback
-from idea.infrastructure.terminal_common import Listeners, call_one, check_size
+from idea.infrastructure.terminal_common import (
+    Listeners,
+    call_one,
+    check_size,
+    checked_scrollback,
+)
 from idea.infrastructure.utf8_stream import Utf8Stream
 
 __all__ = ["PosixPtyLauncher", "PosixPtySession"]
@@ -65,10 +70,7 @@ class PosixPtyLauncher:
 
     async def start(self, spec: TerminalSpec) -> PosixPtySession:
         """Raises ``Unavailable`` naming the program if it cannot be started."""
-        if not spec.argv:
-            raise Invalid("a terminal needs a program to run")
-        check_size(spec.rows, spec.cols)
-        scrollback = Scrollback(spec.scrollback_bytes)
+        scrollback = checked_scrollback(spec)
         program = resolve_program(spec.argv[0], spec.cwd, spec.env)
         cwd = spec.cwd
 

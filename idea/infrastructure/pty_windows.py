@@ -24,7 +24,11 @@ from idea.application.session_ports import TerminalSpec, Unsubscribe
 from idea.domain.errors import Invalid, Unavailable
 from idea.infrastructure.process_tree import kill_tree_async
 from idea.infrastructure.scrollback import Scrollback
-from idea.infrastructure.terminal_common import Listeners, call_one, check_size
+from idea.infrastructure.terminal_common import (
+    Listeners,
+    call_one,
+    checked_scrollback,
+)
 
 __all__ = ["WindowsPtyLauncher", "WindowsPtySession"]
 
@@ -66,10 +70,7 @@ class WindowsPtyLauncher:
 
     async def start(self, spec: TerminalSpec) -> WindowsPtySession:
         """Raises ``Unavailable`` naming the program if it cannot be started."""
-        if not spec.argv:
-            raise Invalid("a terminal needs a program to run")
-        check_size(spec.rows, spec.cols)
-        scrollback = Scrollback(spec.scrollback_bytes)
+        scrollback = checked_scrollback(spec)
         exe = _resolve_exe(spec.argv[0], spec.env)
         env = dict(spec.env)
         # Windows programs misbehave (sockets, crypto) without SystemRoot; keys are case-blind.

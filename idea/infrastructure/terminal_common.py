@@ -7,7 +7,9 @@ import logging
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from idea.application.session_ports import TerminalSpec
 from idea.domain.errors import Invalid
+from idea.infrastructure.scrollback import Scrollback
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -16,6 +18,14 @@ _T = TypeVar("_T")
 def check_size(rows: int, cols: int) -> None:
     if rows < 1 or cols < 1:
         raise Invalid(f"terminal size must be at least 1x1, got {rows}x{cols}")
+
+
+def checked_scrollback(spec: TerminalSpec) -> Scrollback:
+    """Refuse a spec no terminal can start (``Invalid``); the scrollback its session keeps."""
+    if not spec.argv:
+        raise Invalid("a terminal needs a program to run")
+    check_size(spec.rows, spec.cols)
+    return Scrollback(spec.scrollback_bytes)
 
 
 class Listeners(Generic[_T]):

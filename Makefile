@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: screenshots run test lint types contracts pytest bench soak clean ui package
+.PHONY: screenshots run test lint types contracts pytest bench soak clean ui package ui-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ ui/dist/index.html: $(UI_SOURCES) $(UI_MODULES)
 
 ui: ui/dist/index.html
 
+# The UI's unit tests (Vitest, ui/src/*.test.ts): pure modules, no browser.
+ui-test: $(UI_MODULES)
+	cd ui && npm test --silent
+
 run: $(STAMP) ui
 	$(VENV)/bin/idea open "$(CURDIR)"
 
@@ -50,7 +54,7 @@ contracts: $(STAMP)
 pytest: $(STAMP) ui
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-test: lint types contracts pytest
+test: lint types contracts ui-test pytest
 
 # The README's pictures, made by the end-to-end tests.
 screenshots: $(STAMP) ui

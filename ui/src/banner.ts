@@ -2,6 +2,7 @@
 
 import { ApiFailure } from "./api";
 import { clear, h } from "./dom";
+import { describeError } from "./errors";
 import { store } from "./state";
 import type { ApiError } from "./types";
 
@@ -9,37 +10,6 @@ const host = h("div.banner-host");
 
 export function bannerHost(): HTMLElement {
   return host;
-}
-
-const TITLES: Record<string, string> = {
-  NOT_FOUND: "Not found",
-  INVALID: "Invalid request",
-  MISSING_FIELD: "Missing field",
-  AGENT_ALREADY_RUNNING: "Agent already running",
-  TIMEOUT: "Timed out",
-  FORBIDDEN: "Forbidden",
-  CONFLICT: "Conflict",
-  CORRUPT_FILE: "Corrupt file moved aside",
-  INTERNAL: "Internal error",
-  AGENT_FAILED: "Agent failed",
-  UNAVAILABLE: "Unavailable",
-};
-
-function sentence(e: ApiError): string {
-  switch (e.code) {
-    case "AGENT_ALREADY_RUNNING":
-      return e.node_id
-        ? "This agent is already running in another cell. An agent has one live session at a time."
-        : "This agent is already running in the background.";
-    case "MISSING_FIELD":
-      return `The field "${e.field ?? "?"}" is required. ${e.message}`;
-    case "CORRUPT_FILE":
-      return `${e.path ?? "A state file"} could not be read and was moved to ${e.quarantined_to ?? "a backup"}.`;
-    case "TIMEOUT":
-      return `${e.message} (the agent is still alive).`;
-    default:
-      return e.message;
-  }
 }
 
 export function showError(err: unknown, context?: string): void {
@@ -52,13 +22,14 @@ export function showError(err: unknown, context?: string): void {
       h("button.btn", { onclick: () => (hide(), void goToCell(nodeId)) }, "Go to cell"),
     );
   }
+  const { title, text } = describeError(e);
   clear(
     host,
     h(
       "div.banner",
       { role: "alert", dataset: { code: e.code } },
-      h("span.banner-code", {}, TITLES[e.code] ?? e.code),
-      h("span.banner-text", {}, context ? `${context}: ${sentence(e)}` : sentence(e)),
+      h("span.banner-code", {}, title),
+      h("span.banner-text", {}, context ? `${context}: ${text}` : text),
       ...actions,
       h("button.btn.ghost", { onclick: hide, title: "Dismiss" }, "✕"),
     ),

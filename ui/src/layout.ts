@@ -7,9 +7,8 @@ import { CellView } from "./cell";
 import { h } from "./dom";
 import type { Action } from "./shortcuts";
 import { store } from "./state";
+import { dragSizes, focusAfterClose, leafIds, paneFlex, splitDirection, stepFocus } from "./tree";
 import type { LayoutNode, Split } from "./types";
-
-const MIN_FRACTION = 0.05;
 
 export class Workspace {
   readonly el = h("div.workspace");
@@ -18,6 +17,7 @@ export class Workspace {
   private dragging = false;
   private treeKey = "";
   private focusedId = "";
+  private root: LayoutNode | null = null;
 
   constructor() {
     const track = (e: Event) => {
@@ -43,6 +43,7 @@ export class Workspace {
       return;
     }
     this.treeKey = treeKey;
+    this.root = tab?.root ?? null;
     const seen = new Set<string>();
     const root = tab ? this.renderNode(tab.root, seen) : h("div.cell-placeholder", {}, "No tab");
     this.el.replaceChildren(root);
@@ -63,8 +64,8 @@ export class Workspace {
 
   /** Cells of the active tab in reading order (the order of next/previous). */
   private order(): CellView[] {
-    return [...this.el.querySelectorAll<HTMLElement>(".cell")]
-      .map((el) => this.cells.get(el.dataset.leaf ?? ""))
+    return (this.root ? leafIds(this.root) : [])
+      .map((id) => this.cells.get(id))
       .filter((c): c is CellView => !!c);
   }
 
@@ -92,19 +93,19 @@ export class Workspace {
     switch (action) {
       case "next":
       case "prev": {
-        const step = action === "next" ? 1 : -1;
-        this.focusCell(order[(i + step + order.length) % order.length].leafId);
+        const target = stepFocus(ids(order), cell.leafId, action === "next" ? 1 : -1);
+        if (target) this.focusCell(target);
         return;
       }
       case "splitRight":
       case "splitDown": {
-        const id = await cell.split(action === "splitRight" ? "row" : "column");
+        const id = await cell.split(splitDirection(action));
         if (id) this.focusCell(id);
         return;
       }
       case "close": {
-        const neighbour = order[i > 0 ? i - 1 : 1];
-        if ((await cell.close()) && neighbour) this.focusCell(neighbour.leafId);
+        const neighbour = focusAfterClose(ids(order), cell.leafId);
+        if ((await cell.close()) && neighbour) this.focusCell(neighbour);
         return;
       }
       case "picker":
@@ -119,6 +120,7 @@ export class Workspace {
     this.cells.clear();
     this.renderedTab = "";
     this.treeKey = "";
+    this.root = null;
   }
 
   get activeTabId(): string {
@@ -137,7 +139,7 @@ export class Workspace {
     node.children.forEach((child, i) => {
       if (i > 0) el.append(this.divider(node, el, i));
       const pane = h("div.pane", {}, this.renderNode(child, seen));
-      pane.style.flex = `${node.sizes[i] ?? 1} 1 0`;
+      pane.style.flex = paneFlex(node.sizes, i);
       el.append(pane);
     });
     return el;
@@ -151,22 +153,14 @@ export class Workspace {
       this.dragging = true;
       div.classList.add("dragging");
       const panes = [...container.children].filter((c) => c.classList.contains("pane")) as HTMLElement[];
-      const sizes = [...split.sizes];
+      let sizes = [...split.sizes];
       const total = split.direction === "row" ? container.clientWidth : container.clientHeight;
       const startPos = split.direction === "row" ? down.clientX : down.clientY;
-      const a = index - 1;
-      const b = index;
-      const pair = sizes[a] + sizes[b];
-      const start = sizes[a];
-      const sum = sizes.reduce((x, y) => x + y, 0);
       const move = (ev: PointerEvent) => {
         const pos = split.direction === "row" ? ev.clientX : ev.clientY;
-        const delta = ((pos - startPos) / Math.max(total, 1)) * sum;
-        const min = MIN_FRACTION * sum;
-        sizes[a] = Math.min(Math.max(start + delta, min), pair - min);
-        sizes[b] = pair - sizes[a];
-        panes[a].style.flex = `${sizes[a]} 1 0`;
-        panes[b].style.flex = `${sizes[b]} 1 0`;
+        sizes = dragSizes(split.sizes, index, (pos - startPos) / Math.max(total, 1));
+        panes[index - 1].style.flex = paneFlex(sizes, index - 1);
+        panes[index].style.flex = paneFlex(sizes, index);
       };
       const up = () => {
         div.removeEventListener("pointermove", move);
@@ -184,4 +178,8 @@ export class Workspace {
     });
     return div;
   }
+}
+
+function ids(cells: CellView[]): string[] {
+  return cells.map((c) => c.leafId);
 }

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+
+import { describeError, KNOWN_CODES } from "./errors";
+
+// The `ErrorCode` list of ui/API.md §2.
+const API_CODES = [
+  "NOT_FOUND", "INVALID", "MISSING_FIELD", "AGENT_ALREADY_RUNNING", "TIMEOUT", "FORBIDDEN",
+  "CONFLICT", "CORRUPT_FILE", "INTERNAL", "AGENT_FAILED", "UNAVAILABLE",
+];
+
+describe("known codes", () => {
+  it("are exactly the API's, each with its own title that is words, not the code", () => {
+    expect([...KNOWN_CODES].sort()).toEqual([...API_CODES].sort());
+    const titles = API_CODES.map((code) => describeError({ code, message: "m" }).title);
+    expect(new Set(titles).size).toBe(API_CODES.length);
+    titles.forEach((title, i) => {
+      expect(title).not.toBe(API_CODES[i]);
+      expect(title).toMatch(/^[A-Z][a-z]/);
+    });
+  });
+
+  it("show the server's message when there is nothing more to say", () => {
+    expect(describeError({ code: "INVALID", message: "name: bad slug" })).toEqual({
+      title: "Invalid request",
+      text: "name: bad slug",
+    });
+    expect(describeError({ code: "NOT_FOUND", message: "no agent 'x'" }).text).toBe("no agent 'x'");
+  });
+
+  it("name the missing field", () => {
+    const { title, text } = describeError({ code: "MISSING_FIELD", message: "give one", field: "profile" });
+    expect(title).toBe("Missing field");
+    expect(text).toBe('The field "profile" is required. give one');
+  });
+
+  it("say where an already running agent is: another cell, or the background", () => {
+    const inCell = describeError({ code: "AGENT_ALREADY_RUNNING", message: "m", agent_id: "x", node_id: "n1" });
+    expect(inCell.title).toBe("Agent already running");
+    expect(inCell.text).toContain("another cell");
+    const background = describeError({ code: "AGENT_ALREADY_RUNNING", message: "m", agent_id: "x" });
+    expect(background.text).toContain("background");
+    expect(background.text).not.toContain("another cell");
+  });
+
+  it("say which file was corrupt and where it went, with words when the details are absent", () => {
+    const e = { code: "CORRUPT_FILE", message: "m", path: "/p/.ideai/layouts.json", quarantined_to: "/p/q.json" };
+    expect(describeError(e).text).toBe("/p/.ideai/layouts.json could not be read and was moved to /p/q.json.");
+    expect(describeError({ code: "CORRUPT_FILE", message: "m" }).text).toBe(
+      "A state file could not be read and was moved to a backup.",
+    );
+  });
+
+  it("tell that a timed-out agent is still alive", () => {
+    expect(describeError({ code: "TIMEOUT", message: "no reply in 600 s" }).text).toBe(
+      "no reply in 600 s (the agent is still alive).",
+    );
+  });
+});
+
+describe("unknown codes", () => {
+  it("get a generic title and a message naming the code and keeping the server's words", () => {
+    const { title, text } = describeError({ code: "RATE_LIMITED", message: "slow down" });
+    expect(title).toBe("Error");
+    expect(text).toContain("RATE_LIMITED");
+    expect(text).toContain("slow down");
+  });
+
+  it("still name the code when the message is empty", () => {
+    const { text } = describeError({ code: "QUOTA", message: "" });
+    expect(text).toBe("Unexpected error (code QUOTA).");
+  });
+
+  it("include names of built-in object properties, which are no titles", () => {
+    for (const code of ["constructor", "toString", "__proto__"]) {
+      const { title, text } = describeError({ code, message: "m" });
+      expect(title).toBe("Error");
+      expect(text).toContain(code);
+    }
+  });
+});

@@ -1,0 +1,50 @@
+// What the error banner says for an API error: a title per stable code (ui/API.md §2) and one
+// clear sentence built from the message and the code's details. Pure, so it is tested alone.
+
+import type { ApiError } from "./types";
+
+const TITLES: Record<string, string> = {
+  NOT_FOUND: "Not found",
+  INVALID: "Invalid request",
+  MISSING_FIELD: "Missing field",
+  AGENT_ALREADY_RUNNING: "Agent already running",
+  TIMEOUT: "Timed out",
+  FORBIDDEN: "Forbidden",
+  CONFLICT: "Conflict",
+  CORRUPT_FILE: "Corrupt file moved aside",
+  INTERNAL: "Internal error",
+  AGENT_FAILED: "Agent failed",
+  UNAVAILABLE: "Unavailable",
+};
+
+/** The codes this UI has a title for (the `ErrorCode` list of ui/API.md). */
+export const KNOWN_CODES: readonly string[] = Object.keys(TITLES);
+
+export type ErrorText = { title: string; text: string };
+
+/** Title and sentence for `e`; a code this UI does not know still gets a message naming it. */
+export function describeError(e: ApiError): ErrorText {
+  if (!Object.hasOwn(TITLES, e.code)) {
+    // A newer server may add codes: say which one, so the user can report it.
+    const detail = e.message ? `: ${e.message}` : ".";
+    return { title: "Error", text: `Unexpected error (code ${e.code || "none"})${detail}` };
+  }
+  return { title: TITLES[e.code], text: sentence(e) };
+}
+
+function sentence(e: ApiError): string {
+  switch (e.code) {
+    case "AGENT_ALREADY_RUNNING":
+      return e.node_id
+        ? "This agent is already running in another cell. An agent has one live session at a time."
+        : "This agent is already running in the background.";
+    case "MISSING_FIELD":
+      return `The field "${e.field ?? "?"}" is required. ${e.message}`;
+    case "CORRUPT_FILE":
+      return `${e.path ?? "A state file"} could not be read and was moved to ${e.quarantined_to ?? "a backup"}.`;
+    case "TIMEOUT":
+      return `${e.message} (the agent is still alive).`;
+    default:
+      return e.message;
+  }
+}

@@ -15,8 +15,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
 from idea.app.ui_server import UiServer
+from idea.infrastructure.recent_projects import RecentProjects
 
 Printer = Callable[[str], None]
 
@@ -47,25 +49,26 @@ async def serve_project(
     err: Printer,
     port: int,
     stop: asyncio.Event,
-    started: Callable[[ProjectRuntime, str], None],
+    started: Callable[[ProjectHost, str], None],
 ) -> None:
     """Open the project and its UI server, call ``started`` with the UI URL, close once ``stop``.
 
     Shared by ``idea serve`` and the window mode (whose core thread runs it on its own loop).
     """
-    runtime = await ProjectRuntime.open(root)
+    host = await ProjectHost.open(root, recent=RecentProjects())
     try:
-        _print_opened(runtime, out, err)
-        ui = UiServer(runtime, port=port)
+        _print_opened(host.current, out, err)
+        host.on_switch(lambda runtime: _print_opened(runtime, out, err))
+        ui = UiServer(host, port=port)
         try:
             url = await ui.start()
             out(f"IdeA UI: {url}")
-            started(runtime, url)
+            started(host, url)
             await stop.wait()
         finally:
             await ui.close()
     finally:
-        await runtime.close()
+        await host.close()
     out("closed")
 
 

@@ -300,6 +300,10 @@ class ClientStreams:
         self.outbox.close(attach_id)
         return True
 
+    def detach_all(self) -> None:
+        for attach_id in list(self._views):
+            self.detach(attach_id)
+
     def push(self, text: str) -> None:
         """Queue a JSON message; an overflow releases this client and calls ``on_overflow``."""
         if self._released:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TypeVar
 
 from idea import __version__
+from idea.app.bootstrap import ProjectServices
+from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
 from idea.app.terminal_stream import TerminalViews
 from idea.application.change_layout import change_layout
@@ -34,7 +37,8 @@ from idea.infrastructure.cli_detection import detect_all
 T = TypeVar("T")
 MODES: tuple[Mode, ...] = (Mode.TERMINAL, Mode.STRUCTURED)
 METHODS = (
-    *("project.info", "profiles.list", "agents.list", "agents.create", "agents.update"),
+    *("project.info", "project.recent", "project.open", "profiles.list", "agents.list"),
+    *("agents.create", "agents.update"),
     *("agents.delete", "layouts.get", "layouts.apply", "session.launch", "session.stop"),
     *("terminal.attach", "terminal.detach", "terminal.write", "terminal.resize", "chat.send"),
     *("chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
@@ -49,14 +53,21 @@ Method = Callable[[TerminalViews, JsonObject], Result]
 
 
 class UiApi:
-    def __init__(self, runtime: ProjectRuntime, problems: Callable[[], list[CorruptFile]]) -> None:
-        self._rt = runtime
-        self._s = runtime.services
+    def __init__(self, host: ProjectHost, problems: Callable[[], list[CorruptFile]]) -> None:
+        self._host = host
         self._problems = problems
         # "agents.create" is served by ``agents_create``, and so on.
         self.methods: dict[str, Method] = {
             name: getattr(self, name.replace(".", "_")) for name in METHODS
         }
+
+    @property
+    def _rt(self) -> ProjectRuntime:
+        return self._host.current
+
+    @property
+    def _s(self) -> ProjectServices:
+        return self._host.current.services
 
     def method(self, name: object) -> Method:
         """Raises ``MissingField``/``Invalid`` (field ``method``) for a missing or unknown name."""
@@ -70,14 +81,21 @@ class UiApi:
     # --- project, profiles, agents ---------------------------------------------------------------
 
     def project_info(self, _: TerminalViews, __: JsonObject) -> JsonValue:
-        info = self._s.info
-        return {
-            "id": info.id,
-            "name": info.name,
-            "root": str(self._s.paths.root),
-            "created_at_ms": info.created_at_ms,
-            "version": __version__,
-        }
+        return _project_json(self._rt)
+
+    def project_recent(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        recent = self._host.recent
+        current = str(self._s.paths.root)
+        rows: list[JsonValue] = []
+        for entry in recent.all() if recent is not None else []:
+            row = entry.to_json()
+            rows.append({**row, "current": entry.root == current, "exists": _is_dir(entry.root)})
+        return rows
+
+    async def project_open(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        """Closes the current project once the other one is open (``ProjectOpened`` is pushed)."""
+        runtime = await self._host.switch(_text(p, "path"))
+        return _project_json(runtime)
 
     async def profiles_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         profiles = self._s.profiles.all()
@@ -321,6 +339,24 @@ class UiApi:
                 }
             )
         return rows
+
+
+def _project_json(runtime: ProjectRuntime) -> JsonObject:
+    info = runtime.services.info
+    return {
+        "id": info.id,
+        "name": info.name,
+        "root": str(runtime.services.paths.root),
+        "created_at_ms": info.created_at_ms,
+        "version": __version__,
+    }
+
+
+def _is_dir(path: str) -> bool:
+    try:
+        return Path(path).is_dir()
+    except OSError:
+        return False
 
 
 def _text(p: JsonObject, key: str) -> str:

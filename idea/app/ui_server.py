@@ -25,6 +25,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from aiohttp.typedefs import Handler
 
+from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
 from idea.app.terminal_stream import (
     DEFAULT_INTERVAL_S,
@@ -60,7 +61,7 @@ def default_dist() -> Path:
 class UiServer:
     def __init__(
         self,
-        runtime: ProjectRuntime,
+        host: ProjectHost,
         *,
         port: int = 0,
         dist: Path | None = None,
@@ -71,15 +72,16 @@ class UiServer:
         self.token = token or secrets.token_urlsafe(32)
         self.dist = (dist or default_dist()).resolve()
         self.port = port
-        self._runtime = runtime
+        self._host = host
         self.outbox_limits = (interval_s, output_limit_bytes)
-        self._api = UiApi(runtime, self.problems)
+        self._api = UiApi(host, self.problems)
         self._clients: set[Client] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._watches: dict[str, list[Unsubscribe]] = {}
         self._seen_problems: list[CorruptFile] = []
         self._attach_ids = itertools.count(1)
         self._unsubscribe_bus: Unsubscribe | None = None
+        self._unsubscribe_host: Unsubscribe | None = None
         self._runner: web.AppRunner | None = None
 
         @web.middleware
@@ -91,6 +93,10 @@ class UiServer:
         self.app.router.add_get("/{path:.*}", self._static)
         self.app.on_startup.append(self._on_startup)
         self.app.on_shutdown.append(self._on_shutdown)
+
+    @property
+    def _runtime(self) -> ProjectRuntime:
+        return self._host.current
 
     @property
     def url(self) -> str:
@@ -264,19 +270,40 @@ class UiServer:
     # --- pushed events ---------------------------------------------------------------------------
 
     async def _on_startup(self, _: web.Application) -> None:
-        self._unsubscribe_bus = self._runtime.bus.subscribe(self._on_event)
-        for live in self._runtime.sessions.live_agents():
-            self._watch(live.agent_id, live.agent_name)
+        self._follow(self._runtime)
+        self._unsubscribe_host = self._host.on_switch(self._switched)
 
     async def _on_shutdown(self, _: web.Application) -> None:
+        if self._unsubscribe_host is not None:
+            self._unsubscribe_host()
+            self._unsubscribe_host = None
+        self._unfollow()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*(c.shut(1001, b"server closing") for c in list(self._clients)))
+
+    def _follow(self, runtime: ProjectRuntime) -> None:
+        self._unsubscribe_bus = runtime.bus.subscribe(self._on_event)
+        for live in runtime.sessions.live_agents():
+            self._watch(live.agent_id, live.agent_name)
+
+    def _unfollow(self) -> None:
         if self._unsubscribe_bus is not None:
             self._unsubscribe_bus()
             self._unsubscribe_bus = None
         for agent_id in list(self._watches):
             self._unwatch(agent_id)
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*(c.shut(1001, b"server closing") for c in list(self._clients)))
+
+    def _switched(self, runtime: ProjectRuntime) -> None:
+        """Another project is current: clients drop their views of the old one and reload."""
+        self._unfollow()
+        self._seen_problems.clear()
+        for client in list(self._clients):
+            client.detach_all()
+        self._follow(runtime)
+        info = runtime.services.info
+        root = str(runtime.services.paths.root)
+        self.broadcast("ProjectOpened", {"id": info.id, "name": info.name, "root": root})
 
     def _on_event(self, event: DomainEvent) -> None:
         if isinstance(event, AgentLaunched):

@@ -22,11 +22,13 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from idea.app.headless import Printer, serve_project, serve_until_signalled
+from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
 
 READY_LINE = "IdeA window ready"
@@ -120,6 +122,7 @@ class _CoreThread(threading.Thread):
         super().__init__(name="idea-core", daemon=True)
         self._root, self._out, self._err, self._port = root, out, err, port
         self.ui: concurrent.futures.Future[tuple[str, str]] = concurrent.futures.Future()
+        self.on_switch: Callable[[str], None] = lambda _name: None
         self.error: BaseException | None = None
         self._loop = asyncio.new_event_loop()
         self._stop_event = asyncio.Event()
@@ -142,8 +145,12 @@ class _CoreThread(threading.Thread):
         if not self.ui.done():
             self.ui.set_exception(self.error or RuntimeError("the core closed before its UI"))
 
-    def _ui_started(self, runtime: ProjectRuntime, url: str) -> None:
-        self.ui.set_result((runtime.services.info.name, url))
+    def _ui_started(self, host: ProjectHost, url: str) -> None:
+        host.on_switch(self._switched)
+        self.ui.set_result((host.current.services.info.name, url))
+
+    def _switched(self, runtime: ProjectRuntime) -> None:
+        self.on_switch(runtime.services.info.name)
 
     def stop(self) -> None:
         """Thread-safe; a no-op once the loop has closed."""
@@ -187,7 +194,12 @@ class _WindowApp:
         import webview  # noqa: PLC0415
 
         window = webview.create_window(
-            TITLE_PREFIX + name, url, width=WIDTH, height=HEIGHT, text_select=True
+            TITLE_PREFIX + name,
+            url,
+            width=WIDTH,
+            height=HEIGHT,
+            text_select=True,
+            js_api=_WindowBridge(self),
         )
         if window is None:  # pywebview returns None only when called from a running GUI loop
             raise RuntimeError("pywebview created no window")
@@ -195,6 +207,7 @@ class _WindowApp:
         window.events.shown += self._on_shown
         window.events.closed += self._core.stop
         self._window = window
+        self._core.on_switch = self._retitle
         # pywebview replaces our SIGINT handler by its own, which quits the GUI loop: the same end.
         webview.start(gui="qt" if sys.platform.startswith("linux") else None)
 
@@ -218,6 +231,22 @@ class _WindowApp:
             self._ready = True
         self._out(READY_LINE)
 
+    def _retitle(self, name: str) -> None:
+        # Core thread: pywebview's title setter may wait for the page, so not on the core loop.
+        window = self._window
+        threading.Thread(
+            target=lambda: window.set_title(TITLE_PREFIX + name), name="idea-title", daemon=True
+        ).start()
+
+    def pick_folder(self) -> str | None:
+        """The native folder dialog (called from a pywebview API thread); None if cancelled."""
+        import webview  # noqa: PLC0415
+
+        chosen = self._window.create_file_dialog(webview.FileDialog.FOLDER)
+        if not chosen:
+            return None
+        return str(chosen[0] if isinstance(chosen, list | tuple) else chosen)
+
     def _on_shown(self) -> None:
         with self._lock:
             closing = self._closing
@@ -233,3 +262,16 @@ class _WindowApp:
             window.destroy()  # thread-safe: a queued Qt signal; a no-op before the window shows
         else:
             self._core.stop()
+
+
+class _WindowBridge:
+    """What the page may call in the window (``window.pywebview.api``): only the folder dialog.
+
+    Its public attributes are exposed to JavaScript, so it holds the app behind a private name.
+    """
+
+    def __init__(self, app: _WindowApp) -> None:
+        self._app = app
+
+    def pick_folder(self) -> str | None:
+        return self._app.pick_folder()

@@ -274,3 +274,44 @@ def test_notification_when_a_reply_comes_while_unfocused(served: str, page: Page
     page.locator('[data-panel="log"]').click()
     expect(page.locator('.deleg[data-target="bot"] .pill.ok')).to_have_count(2)
     assert page.evaluate("window.__notes") == []
+
+
+@pytest.mark.timeout(120)
+def test_open_another_project_by_path_then_back_from_recent(
+    served: str, page: Page, tmp_path
+) -> None:
+    open_app(page, served)
+    expect(page.locator(".project-name")).to_have_text("project")
+    second = tmp_path / "second-app"
+    second.mkdir()
+
+    page.locator(".project-name").click()
+    dialog = page.get_by_role("dialog", name="Open a project")
+    expect(dialog).to_be_visible()
+    # A browser has no native folder dialog: a path field and the recent projects.
+    expect(dialog.locator(".choose-folder")).to_be_hidden()
+    current = dialog.locator(".recent-row", has_text="project")
+    expect(current).to_be_disabled()
+    expect(current.locator(".badge")).to_have_text("open")
+
+    path = dialog.get_by_label("Project folder")
+    path.fill(str(tmp_path / "nowhere"))
+    path.press("Enter")
+    expect(dialog.locator(".dialog-error")).to_contain_text("no such folder")
+    path.fill(str(second))
+    screenshot(page, "open-project")
+    path.press("Enter")
+    expect(dialog).to_be_hidden()
+    expect(page.locator(".project-name")).to_have_text("second-app")
+    expect(page).to_have_title("second-app — IdeA")
+    expect(page.locator(".picker-empty")).to_be_visible()
+    assert (second / ".ideai" / "project.json").is_file()
+
+    # Back through the recent list (keyboard shortcut this time).
+    page.keyboard.press("Alt+Shift+O")
+    expect(dialog).to_be_visible()
+    back = dialog.locator(f'.recent-row[data-root="{tmp_path / "project"}"]')
+    expect(back).to_be_enabled()
+    back.click()
+    expect(page.locator(".project-name")).to_have_text("project")
+    expect(page.locator('.picker-row[data-agent="sh"]')).to_be_visible()

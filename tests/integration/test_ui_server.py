@@ -17,11 +17,13 @@ from aiohttp.test_utils import TestClient, TestServer
 from yarl import URL
 
 import idea
+from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
 from idea.app.terminal_stream import Output, Resync, decode_frame
 from idea.app.ui_server import UiServer, default_dist
 from idea.domain.agent import Agent
-from idea.domain.errors import Unavailable
+from idea.domain.errors import CorruptFile, Unavailable
+from idea.infrastructure.recent_projects import RecentProjects
 from tests.fakes.fake_agent_session import FakeAgentSession
 from tests.fakes.fake_session_starter import FakeSessionStarter
 from tests.processes import LineWatcher, spawned
@@ -69,16 +71,35 @@ def dist(tmp_path):
     return folder
 
 
-async def serve(runtime, dist, **options):
-    server = UiServer(runtime, dist=dist, **options)
+async def serve(host, dist, **options):
+    if isinstance(host, ProjectRuntime):
+        host = ProjectHost(host)
+    server = UiServer(host, dist=dist, **options)
     client = TestClient(TestServer(server.app))
     await client.start_server()
     return server, client
 
 
+def open_fake(starter):
+    async def opener(root):
+        return await ProjectRuntime.open(
+            root, starter=starter, with_mcp=False, resume=False, file_door=False
+        )
+
+    return opener
+
+
 @pytest.fixture
-async def ui(runtime, dist):
-    server, client = await serve(runtime, dist)
+async def host(runtime, starter, tmp_path):
+    recent = RecentProjects(tmp_path / "config" / "recent.json")
+    project_host = ProjectHost(runtime, open_fake(starter), recent)
+    yield project_host
+    await project_host.close()
+
+
+@pytest.fixture
+async def ui(host, dist):
+    server, client = await serve(host, dist)
     yield server, client
     await client.close()
 
@@ -266,13 +287,13 @@ async def test_without_a_built_ui_the_page_says_so(runtime, tmp_path):
 
 
 async def test_a_real_listener_serves_on_loopback_and_a_taken_port_is_unavailable(runtime, dist):
-    first = UiServer(runtime, dist=dist)
+    first = UiServer(ProjectHost(runtime), dist=dist)
     url = URL(await first.start())
     try:
         assert (url.host, url.query["token"]) == ("127.0.0.1", first.token)
         async with aiohttp.ClientSession() as http, http.get(url) as page:
             assert await page.text() == PAGE
-        second = UiServer(runtime, dist=dist, port=url.port)
+        second = UiServer(ProjectHost(runtime), dist=dist, port=url.port)
         with pytest.raises(Unavailable, match=str(url.port)):
             await second.start()
     finally:
@@ -643,3 +664,94 @@ async def test_idea_serve_prints_the_url_serves_the_api_and_closes_on_sigterm(tm
             assert closing.type in (WSMsgType.CLOSE, WSMsgType.CLOSED, WSMsgType.CLOSING)
         assert await asyncio.to_thread(proc.wait, 10) == 0
         await asyncio.to_thread(out.wait_for, lambda line: line.strip() == "closed")
+
+
+# --- opening another project ---------------------------------------------------------------------
+
+
+async def test_the_project_open_at_start_is_the_first_recent_one(api, runtime):
+    rows = await api.ok("project.recent")
+    root = str(runtime.services.paths.root)
+    assert rows[0]["root"] == root
+    assert (rows[0]["current"], rows[0]["exists"]) == (True, True)
+
+
+async def test_opening_another_folder_switches_every_client_and_closes_the_old_project(
+    ui, api, runtime, tmp_path
+):
+    await api.ok("session.launch", name="sh")
+    old_terminal = runtime.sessions.terminal_session("id-sh")
+    attach_id = (await api.ok("terminal.attach", name="sh"))["attach_id"]
+    other = await connect(ui)
+    try:
+        folder = tmp_path / "second project"
+        folder.mkdir()
+        opened = await api.ok("project.open", path=str(folder))
+        assert opened["root"] == str(folder.resolve())
+        for client in (api, other):
+            await client.event("ProjectOpened", root=str(folder.resolve()))
+        info = await api.ok("project.info")
+        assert (info["id"], info["name"]) == (opened["id"], "second project")
+        assert await api.ok("agents.list") == []
+        # The old project is closed: its sessions are stopped; this connection's view is gone.
+        assert not runtime.sessions.live_agents()
+        assert old_terminal is not None and old_terminal.exit_code is not None
+        assert (await api.fail("terminal.detach", attach_id=attach_id))["code"] == "NOT_FOUND"
+        recent = await api.ok("project.recent")
+        assert [r["root"] for r in recent[:2]] == [
+            str(folder.resolve()),
+            str(runtime.services.paths.root),
+        ]
+        assert [r["current"] for r in recent[:2]] == [True, False]
+        # The new project's events reach the clients.
+        await api.ok("agents.create", name="fresh", profile="shell")
+        await other.event("AgentsChanged")
+    finally:
+        await other.ws.close()
+
+
+async def test_opening_the_current_folder_changes_nothing(api, runtime):
+    root = str(runtime.services.paths.root)
+    assert (await api.ok("project.open", path=root))["root"] == root
+    await api.ok("agents.create", name="after", profile="shell")
+    await api.event("AgentsChanged")
+    assert not any(e["event"] == "ProjectOpened" for e in api.events)
+
+
+@pytest.mark.parametrize(
+    ("path", "code", "says"),
+    [
+        (None, "MISSING_FIELD", "path"),
+        ("relative/folder", "INVALID", "path: expected an absolute"),
+        ("{tmp}/missing", "INVALID", "path: no such folder"),
+        ("{tmp}/a-file", "INVALID", "path: not a folder"),
+    ],
+    ids=["missing", "relative", "absent", "file"],
+)
+async def test_a_bad_project_path_is_refused_and_the_project_stays(
+    api, runtime, tmp_path, path, code, says
+):
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    params = {} if path is None else {"path": path.format(tmp=tmp_path)}
+    error = await api.fail("project.open", **params)
+    assert error["code"] == code
+    assert says in (error.get("field") or error["message"])
+    assert (await api.ok("project.info"))["root"] == str(runtime.services.paths.root)
+
+
+async def test_a_project_that_fails_to_open_leaves_the_current_one(runtime, dist, tmp_path):
+    async def broken(root):
+        raise CorruptFile(str(root / ".ideai" / "project.json"), "elsewhere", "not JSON")
+
+    server, client = await serve(ProjectHost(runtime, broken), dist)
+    api = await connect((server, client))
+    try:
+        (tmp_path / "other").mkdir()
+        assert (await api.fail("project.open", path=str(tmp_path / "other")))["code"] == (
+            "CORRUPT_FILE"
+        )
+        assert (await api.ok("project.info"))["root"] == str(runtime.services.paths.root)
+        assert runtime.sessions is not None and not runtime._closed
+    finally:
+        await api.ws.close()
+        await client.close()

@@ -20,6 +20,11 @@ export function transcript(agentId: string): Transcript {
   return t;
 }
 
+/** Drop every transcript (another project is open). */
+export function forgetTranscripts(): void {
+  transcripts.clear();
+}
+
 function changed(t: Transcript): void {
   for (const l of t.listeners) l();
 }

@@ -2,10 +2,11 @@
 
 import { api, ApiFailure } from "./api";
 import { bannerHost, hide, showError, showNotice } from "./banner";
-import { onChatEvent } from "./chatlog";
+import { forgetTranscripts, onChatEvent } from "./chatlog";
 import { debounce, h } from "./dom";
 import { Workspace } from "./layout";
 import { askPermissionOnGesture, notifiedRecently, notifyAgent, preview, windowFocused } from "./notify";
+import { OpenProjectDialog } from "./projects";
 import { HelpButton, installShortcuts } from "./shortcuts";
 import { SidePanel } from "./sidepanel";
 import { store } from "./state";
@@ -16,7 +17,12 @@ import "./style.css";
 // The page load set the auth cookie; keep the token out of the address bar and history.
 if (location.search.includes("token=")) history.replaceState(null, "", "/");
 
-const projectName = h("span.project-name", {}, "IdeA");
+const openProject = new OpenProjectDialog();
+const projectName = h(
+  "button.project-name",
+  { title: "Open another project (Alt+Shift+O)", onclick: () => openProject.toggle() },
+  "IdeA",
+);
 const connection = h("span.connection", { dataset: { state: "connecting" } }, "connecting…");
 const panelToggle = h("button.btn.small", { title: "Toggle side panel" }, "Panel");
 const tabs = new TabBar();
@@ -29,9 +35,14 @@ app.append(
   h("header.topbar", {}, h("span.logo", {}, "IdeA"), projectName, tabs.el, h("span.spacer"), connection, help.el, panelToggle),
   bannerHost(),
   h("main.main", {}, workspace.el, panel.el),
+  openProject.el,
 );
 panelToggle.addEventListener("click", () => app.classList.toggle("panel-hidden"));
-installShortcuts((action) => (action === "help" ? help.toggle() : void workspace.run(action)));
+installShortcuts((action) => {
+  if (action === "help") help.toggle();
+  else if (action === "openProject") openProject.toggle();
+  else void workspace.run(action);
+});
 askPermissionOnGesture();
 
 store.subscribe(() => {
@@ -79,6 +90,14 @@ api.on("LiveStateChanged", (d) => {
   if (status === "blocked" && was !== "blocked" && name) notifyAgent(name, "is blocked");
 });
 api.on("LayoutChanged", reloadLayouts);
+// Another project is open (from this page or another client): start over on it.
+api.on("ProjectOpened", () => {
+  openProject.close();
+  forgetTranscripts();
+  lastStatus.clear();
+  hide();
+  void load();
+});
 api.on("OrchestratorRequestProcessed", () => (refreshLog(), refreshBoard()));
 api.on("ChatEvent", (d) => onChatEvent(d as unknown as ChatEventData));
 api.on("StoreFileQuarantined", (d) =>

@@ -3,7 +3,15 @@
 
 import { h } from "./dom";
 
-export type Action = "next" | "prev" | "splitRight" | "splitDown" | "close" | "picker" | "help";
+export type Action =
+  | "next"
+  | "prev"
+  | "splitRight"
+  | "splitDown"
+  | "close"
+  | "picker"
+  | "openProject"
+  | "help";
 
 type Shortcut = { action: Action; keys: string; label: string; match(e: KeyboardEvent): boolean };
 
@@ -47,6 +55,12 @@ export const SHORTCUTS: Shortcut[] = [
     keys: "Alt+Shift+A",
     label: "Open the agent picker of the focused cell",
     match: (e) => alt(e, true) && e.code === "KeyA",
+  },
+  {
+    action: "openProject",
+    keys: "Alt+Shift+O",
+    label: "Open another project",
+    match: (e) => alt(e, true) && e.code === "KeyO",
   },
   {
     action: "help",

@@ -1,0 +1,148 @@
+"""The window as a desktop user drives it: a window manager (openbox), the keyboard (xdotool),
+the native folder dialog, and the window manager's close.
+
+A shell agent runs in the first project; the user opens the dialog (Alt+Shift+O), picks another
+folder in Qt's native folder dialog, and the window switches project (title, `.ideai/` made, the
+first project's shell stopped). Closing the window through the window manager (as its close button
+does) closes the project: exit 0, ``closed`` printed, no process left behind.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.e2e.test_window import READY, _window_env, xvfb
+from tests.processes import LineWatcher, spawned
+
+IDEA = [sys.executable, "-m", "idea"]
+TOOLS = ("Xvfb", "openbox", "wmctrl", "xdotool")
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        any(shutil.which(t) is None for t in TOOLS),
+        reason="needs Xvfb, openbox, wmctrl and xdotool (.ci/run installs them)",
+    ),
+]
+
+
+@contextmanager
+def window_manager(display: str) -> Iterator[None]:
+    proc = subprocess.Popen(
+        ["openbox", "--sm-disable"],
+        env={**os.environ, "DISPLAY": display},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        # openbox owns the WM selection once wmctrl can name it.
+        until(lambda: _run(display, "wmctrl", "-m").returncode == 0, 20, "openbox to start")
+        yield
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def _run(display: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv,
+        env={**os.environ, "DISPLAY": display},
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
+    )
+
+
+def until(condition: Callable[[], bool], within: float, what: str) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {within:.0f}s for {what}"
+        time.sleep(0.1)
+
+
+def titles(display: str) -> list[str]:
+    # wmctrl -l: id, desktop, host, title.
+    rows = _run(display, "wmctrl", "-l").stdout.splitlines()
+    return [row.split(None, 3)[3] for row in rows if len(row.split(None, 3)) == 4]
+
+
+def file_door_request(project: Path, request_id: str, body: dict[str, object]) -> dict:
+    folder = project / ".ideai" / "orchestrator"
+    tmp = folder / f".{request_id}.tmp"
+    tmp.write_text(json.dumps(body), encoding="utf-8")
+    os.replace(tmp, folder / f"{request_id}.request.json")
+    answer = folder / f"{request_id}.response.json"
+    until(answer.exists, 30, f"{answer.name}")
+    return json.loads(answer.read_text(encoding="utf-8"))
+
+
+@pytest.mark.timeout(240)
+def test_pick_another_folder_natively_then_close_through_the_window_manager(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    config = tmp_path / "config"
+    with xvfb() as display, window_manager(display):
+        env = {**_window_env(display), "IDEA_CONFIG_DIR": str(config), "SHELL": "/bin/sh"}
+        with spawned([*IDEA, "open", str(first)], env=env) as app:
+            out = LineWatcher(app.stdout)
+            out.wait_for(lambda line: line.strip() == READY, timeout=120)
+            until(lambda: "IdeA — first" in titles(display), 20, "the window's title")
+
+            made = file_door_request(
+                first, "spawn", {"action": "agent.spawn", "name": "sh", "profile": "shell"}
+            )
+            assert made["ok"] is True, made
+            idea = psutil.Process(app.pid)
+            shells = [p for p in idea.children(recursive=True) if p.name() in ("sh", "dash")]
+            assert shells, "the shell agent runs under the app"
+
+            # Alt+Shift+O opens the dialog with the path field focused; the button before it
+            # opens Qt's native folder dialog.
+            window = _run(display, "xdotool", "search", "--name", "IdeA — first").stdout.split()[0]
+            _run(display, "xdotool", "windowactivate", "--sync", window)
+            _run(display, "xdotool", "key", "alt+shift+o")
+            _run(display, "xdotool", "key", "shift+Tab")
+            _run(display, "xdotool", "key", "Return")
+            until(lambda: "Open folder" in titles(display), 30, "the native folder dialog")
+            dialog = _run(display, "xdotool", "search", "--name", "Open folder").stdout.split()[0]
+            _run(display, "xdotool", "windowactivate", "--sync", dialog)
+            until(
+                lambda: _run(display, "xdotool", "getactivewindow").stdout.strip() == dialog,
+                10,
+                "the folder dialog to take the focus",
+            )
+            _run(display, "xdotool", "type", "--delay", "5", str(second))
+            _run(display, "xdotool", "key", "Return")
+
+            until(lambda: "IdeA — second" in titles(display), 60, "the second project's window")
+            assert (second / ".ideai" / "project.json").is_file()
+            _, alive = psutil.wait_procs(shells, timeout=15)
+            assert not alive, "the first project's shell outlived its project"
+            recent = json.loads((config / "recent-projects.json").read_text(encoding="utf-8"))
+            assert [p["root"] for p in recent["projects"]] == [
+                str(second.resolve()),
+                str(first.resolve()),
+            ]
+
+            tree = idea.children(recursive=True)
+            assert _run(display, "wmctrl", "-c", "IdeA — second").returncode == 0
+            assert app.wait(timeout=60) == 0, app.stderr.read() if app.stderr else ""
+            out.wait_for(lambda line: line.strip() == "closed", timeout=5)
+            _, alive = psutil.wait_procs(tree, timeout=15)
+            assert not alive, f"left behind: {alive}"

@@ -67,6 +67,7 @@ bench: $(STAMP)
 	$(PY) bench/session_memory.py
 	$(PY) bench/mcp_spawn.py
 	$(PY) bench/mcp_roundtrip.py
+	$(PY) bench/pty_ws_throughput.py
 
 soak: $(STAMP)
 	$(PY) bench/store_crash_soak.py

@@ -2,7 +2,9 @@
 
 Invariant: items leave in the order they were pushed (an attach's reply before that terminal's
 output, a terminal's last output before its exit event); each attached terminal yields at most one
-frame per ``interval_s``; pending terminal output never exceeds ``output_limit_bytes``. Past that
+frame per ``interval_s`` unless it holds ``flush_bytes`` of output (then its frame is due at once,
+so the interval coalesces small chunks but never caps throughput); pending terminal output never
+exceeds ``output_limit_bytes``. Past that
 bound the pending output is dropped and replaced by ONE re-sync per terminal (its scrollback,
 snapshotted when the frame is taken), so a client that does not read costs bounded memory and
 never slows a PTY reader or another client. Queued JSON past ``message_limit_bytes`` marks the
@@ -28,6 +30,9 @@ RESYNC = 2  # binary frame kind: reset the terminal, then write this text (its s
 
 DEFAULT_INTERVAL_S = 0.008
 DEFAULT_OUTPUT_LIMIT_BYTES = 512 * 1024
+# A quarter of the bound: a client that keeps up is sent big frames long before the bound, so
+# only one that really does not read (a send that blocks) ever gets a re-sync.
+DEFAULT_FLUSH_BYTES = DEFAULT_OUTPUT_LIMIT_BYTES // 4
 DEFAULT_MESSAGE_LIMIT_BYTES = 8 * 1024 * 1024
 _ID_LENGTH = struct.Struct(">H")
 
@@ -105,9 +110,15 @@ class ClientOutbox:
         interval_s: float = DEFAULT_INTERVAL_S,
         output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES,
         message_limit_bytes: int = DEFAULT_MESSAGE_LIMIT_BYTES,
+        flush_bytes: int | None = None,
     ) -> None:
         self.interval_s = interval_s
         self.output_limit_bytes = output_limit_bytes
+        self.flush_bytes = (
+            min(DEFAULT_FLUSH_BYTES, max(output_limit_bytes // 4, 1))
+            if flush_bytes is None
+            else flush_bytes
+        )
         self.message_limit_bytes = message_limit_bytes
         self.overflowed = False
         self.resyncs = 0  # how many times output was dropped for a re-sync (observability)
@@ -147,20 +158,28 @@ class ClientOutbox:
         self._pending_bytes -= stream.pending_bytes
         return True
 
-    def feed(self, attach_id: str, text: str) -> None:
-        """Output of an attached terminal; never blocks, whatever the client's speed."""
+    def feed(self, attach_id: str, text: str) -> bool:
+        """Output of an attached terminal; never blocks, whatever the client's speed.
+
+        True when this may make an item due sooner than ``next`` last said (a stream newly in
+        line, one that reached ``flush_bytes``, a re-sync): only then must the sender look again.
+        """
         stream = self._streams.get(attach_id)
         if stream is None or not text or stream.resync:
             # Output arriving while a re-sync is owed is in the scrollback the re-sync will send.
-            return
-        size = len(text.encode("utf-8"))
+            return False
+        # str.isascii() is O(1) in CPython: most output is ASCII and needs no encoding to count.
+        size = len(text) if text.isascii() else len(text.encode("utf-8"))
         if self._pending_bytes + size > self.output_limit_bytes:
             self._drop_pending(stream)
-            return
+            return True
+        was_queued = stream.queued
+        below = stream.pending_bytes < self.flush_bytes
         stream.chunks.append(text)
         stream.pending_bytes += size
         self._pending_bytes += size
         self._enqueue(stream)
+        return not was_queued or (below and stream.pending_bytes >= self.flush_bytes)
 
     def next(self, now: float) -> Item | float | None:
         """The next item to send now; else the time at which one will be ready; else None."""
@@ -174,7 +193,7 @@ class ClientOutbox:
                 self._queue.popleft()  # detached since it was queued
                 continue
             due = head.last_sent + self.interval_s
-            if now < due:
+            if now < due and head.pending_bytes < self.flush_bytes:
                 return due
             self._queue.popleft()
             head.queued = False
@@ -284,8 +303,9 @@ class ClientStreams:
         self.outbox.open(attach_id, session.scrollback)
 
         def output(text: str) -> None:
-            self.outbox.feed(attach_id, text)
-            self.pump.poke()
+            # Waking the pump for every chunk of a busy terminal would cost more than the chunk.
+            if self.outbox.feed(attach_id, text):
+                self.pump.poke()
 
         # Snapshot and subscription in one step: nothing is lost or repeated in between.
         scrollback = session.scrollback()

@@ -7,6 +7,7 @@ installs it); Playwright's own browser download is never used.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -75,17 +76,12 @@ def make_project(tmp_path: Path) -> Path:
     return project
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[str]:
-    """``idea serve`` on a fresh project; yields the UI URL; SIGTERM and wait at the end."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(NO_CHROMIUM)
-    assert DIST.is_file(), (
-        "ui/dist is not built: run `make test` (or `cd ui && npm ci && npm run build`)"
-    )
-    project = make_project(tmp_path)
+@contextlib.contextmanager
+def idea_serve(tmp_path: Path, project: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``idea serve`` on ``project`` with its own HOME: (UI URL, process); SIGTERM and wait at
+    the end. Shared by the browser tests and the benchmarks in bench/."""
     home = tmp_path / "home"
-    home.mkdir()
+    home.mkdir(exist_ok=True)
     env = {
         **os.environ,
         "HOME": str(home),
@@ -106,7 +102,7 @@ def served(tmp_path: Path) -> Iterator[str]:
     try:
         watcher = LineWatcher(proc.stdout)  # type: ignore[arg-type]
         line = watcher.wait_for(lambda s: s.startswith("IdeA UI: "), timeout=20)
-        yield line.removeprefix("IdeA UI: ").strip()
+        yield line.removeprefix("IdeA UI: ").strip(), proc
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -118,6 +114,18 @@ def served(tmp_path: Path) -> Iterator[str]:
         if proc.stdout is not None:
             proc.stdout.close()
         log.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[str]:
+    """``idea serve`` on a fresh project; yields the UI URL."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(NO_CHROMIUM)
+    assert DIST.is_file(), (
+        "ui/dist is not built: run `make test` (or `cd ui && npm ci && npm run build`)"
+    )
+    with idea_serve(tmp_path, make_project(tmp_path)) as (url, _):
+        yield url
 
 
 @pytest.fixture

@@ -60,6 +60,35 @@ def test_at_most_one_frame_per_interval_per_terminal():
     assert box.next(5.0) is None
 
 
+def test_a_terminal_holding_flush_bytes_is_due_at_once_whatever_the_interval():
+    box = ClientOutbox(interval_s=TICK, output_limit_bytes=1000, flush_bytes=10)
+    box.open("t1", lambda: "")
+    box.feed("t1", "a")
+    assert box.next(1.0) == Output("t1", "a")
+    box.feed("t1", "123456789")  # 9 bytes: under the flush size, the interval holds
+    assert box.next(1.0) == pytest.approx(1.0 + TICK)
+    box.feed("t1", "0")  # 10: a big frame is worth sending now (no re-sync for a fast client)
+    assert box.next(1.0) == Output("t1", "1234567890")
+
+
+def test_feed_says_when_the_sender_must_look_again():
+    box = ClientOutbox(interval_s=TICK, output_limit_bytes=20, flush_bytes=10)
+    box.open("t1", lambda: "screen")
+    assert box.feed("t1", "12345") is True  # newly in line
+    assert box.feed("t1", "1234") is False  # in line already, its deadline unchanged
+    assert box.feed("t1", "1") is True  # reached the flush size: due now
+    assert box.feed("t1", "1") is False
+    assert box.feed("t1", "x" * 10) is True  # past the bound: a re-sync is owed
+    assert box.feed("t1", "more") is False  # in the re-sync's scrollback
+    assert box.feed("nope", "x") is False
+    assert drain(box, 0.0) == [Resync("t1", "screen")]
+
+
+def test_the_default_flush_size_is_a_quarter_of_the_bound_at_most():
+    assert ClientOutbox(output_limit_bytes=1000).flush_bytes == 250
+    assert ClientOutbox().flush_bytes == ClientOutbox().output_limit_bytes // 4
+
+
 def test_each_terminal_has_its_own_interval():
     box = outbox()
     box.open("t1", lambda: "")

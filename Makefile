@@ -6,7 +6,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: screenshots run test lint types contracts pytest bench soak clean ui package ui-test
+.PHONY: screenshots run test lint types contracts pytest bench soak clean ui package ui-test \
+	installer installer-check
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +76,17 @@ soak: $(STAMP)
 # The frozen ONE-FOLDER build (DESIGN.md §10, build.spec): dist/idea/idea.
 package: $(STAMP) ui
 	$(VENV)/bin/pyinstaller --noconfirm build.spec
+
+# The Windows installer (packaging/windows/README.md), compiled by Linux's makensis from a
+# one-folder build made on Windows: make installer WIN_DIST=<folder holding idea.exe>.
+WIN_DIST ?= dist/idea
+installer:
+	makensis -V2 -WX -DVERSION=$$($(PYTHON) -c 'import idea; print(idea.__version__)') \
+		-DDIST="$(abspath $(WIN_DIST))" packaging/windows/idea.nsi
+
+# The installer's test under wine (Debian packages nsis, wine, wine64), required to run.
+installer-check: $(STAMP)
+	IDEA_REQUIRE_NSIS=1 $(PY) -m pytest tests/packaging/test_nsis_installer.py
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache ui/dist ui/node_modules

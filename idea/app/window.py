@@ -203,6 +203,7 @@ class _WindowApp:
         )
         if window is None:  # pywebview returns None only when called from a running GUI loop
             raise RuntimeError("pywebview created no window")
+        window.events.before_show += self._before_show
         window.events.loaded += self._on_loaded
         window.events.shown += self._on_shown
         window.events.closed += self._core.stop
@@ -230,6 +231,15 @@ class _WindowApp:
                 return
             self._ready = True
         self._out(READY_LINE)
+
+    def _before_show(self, window: Any) -> None:
+        # pywebview runs this on the GUI thread, before the page loads.
+        from idea.app import window_notifications  # noqa: PLC0415  (Qt: only in the window)
+
+        try:
+            window_notifications.install(window.native, window.original_url or "")
+        except Exception as exc:  # a missing notification path must not keep the window shut
+            self._err(f"warning: desktop notifications are unavailable: {exc}")
 
     def _retitle(self, name: str) -> None:
         # Core thread: pywebview's title setter may wait for the page, so not on the core loop.

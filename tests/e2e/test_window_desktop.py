@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,7 +20,11 @@ from pathlib import Path
 
 import psutil
 import pytest
+from jeepney import HeaderFields, MessageType, new_error, new_method_return
+from jeepney.bus_messages import message_bus
+from jeepney.io.blocking import open_dbus_connection
 
+from tests.e2e.conftest import make_project
 from tests.e2e.test_window import READY, _window_env, xvfb
 from tests.processes import LineWatcher, spawned
 
@@ -146,3 +151,95 @@ def test_pick_another_folder_natively_then_close_through_the_window_manager(tmp_
             out.wait_for(lambda line: line.strip() == "closed", timeout=5)
             _, alive = psutil.wait_procs(tree, timeout=15)
             assert not alive, f"left behind: {alive}"
+
+
+@contextmanager
+def session_bus() -> Iterator[str]:
+    """A private D-Bus session bus; yields its address."""
+    proc = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        address = LineWatcher(proc.stdout).wait_for(lambda line: "=" in line, timeout=20)
+        yield address.strip()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+class NotificationService(threading.Thread):
+    """org.freedesktop.Notifications on a bus, as a desktop runs it: records each Notify."""
+
+    def __init__(self, address: str) -> None:
+        super().__init__(daemon=True)
+        self.conn = open_dbus_connection(bus=address)
+        reply = self.conn.send_and_get_reply(
+            message_bus.RequestName("org.freedesktop.Notifications"), timeout=10
+        )
+        assert reply.body == (1,), f"could not own the name: {reply}"  # 1: primary owner
+        self.notified: list[tuple[str, str]] = []
+        self._stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                msg = self.conn.receive(timeout=0.2)
+            except TimeoutError:
+                continue
+            header = msg.header
+            if header.message_type != MessageType.method_call:
+                continue
+            member = header.fields.get(HeaderFields.member)
+            if member == "Notify":
+                _app, _replaces, _icon, summary, body, *_ = msg.body
+                self.notified.append((summary, body))
+                self.conn.send(new_method_return(msg, "u", (len(self.notified),)))
+            else:
+                self.conn.send(new_error(msg, "org.freedesktop.DBus.Error.UnknownMethod"))
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.join(timeout=5)
+        self.conn.close()
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.skipif(shutil.which("dbus-daemon") is None, reason="needs dbus-daemon")
+def test_a_reply_while_the_window_is_in_the_background_reaches_the_desktop(tmp_path):
+    project = make_project(tmp_path)
+    with session_bus() as address, xvfb() as display, window_manager(display):
+        service = NotificationService(address)
+        service.start()
+        env = {
+            **_window_env(display),
+            "DBUS_SESSION_BUS_ADDRESS": address,
+            "HOME": str(tmp_path / "home"),
+            "CLAUDE_CONFIG_DIR": str(tmp_path / "home" / ".claude"),
+        }
+        try:
+            with spawned([*IDEA, "open", str(project)], env=env) as app:
+                LineWatcher(app.stdout).wait_for(lambda line: line.strip() == READY, timeout=120)
+                until(lambda: "IdeA — project" in titles(display), 20, "the window's title")
+                window = _run(display, "xdotool", "search", "--name", "IdeA — project")
+                window_id = window.stdout.split()[0]
+                _run(display, "xdotool", "windowactivate", "--sync", window_id)
+                # Browsers grant notifications only after a user gesture: a key press.
+                _run(display, "xdotool", "key", "shift")
+                # The user turns away: the window goes to the background.
+                _run(display, "xdotool", "windowminimize", "--sync", window_id)
+
+                answer = file_door_request(
+                    project, "ask", {"action": "agent.message", "targetAgent": "bot", "task": "hi"}
+                )
+                assert answer["ok"] is True, answer
+                until(lambda: bool(service.notified), 30, "a desktop notification")
+                assert service.notified[0] == ("bot", "echo: hi")
+        finally:
+            service.stop()

@@ -87,7 +87,8 @@ def main(argv: list[str]) -> int:
     exe = Path(argv[0]).resolve()
     if not exe.is_file():
         raise SystemExit(f"{exe} does not exist")
-    with tempfile.TemporaryDirectory(prefix="idea-smoke-") as scratch:
+    # A file a closing process still holds on Windows must not fail a passed smoke test.
+    with tempfile.TemporaryDirectory(prefix="idea-smoke-", ignore_cleanup_errors=True) as scratch:
         # Nothing here writes to the user's own IdeA config.
         os.environ["IDEA_CONFIG_DIR"] = str(Path(scratch) / "config")
         project = Path(scratch) / "project"

@@ -39,6 +39,7 @@ REG_VALUE = re.compile(r'"((?:[^"\\]|\\.)*)"=(?:"((?:[^"\\]|\\.)*)"|dword:([0-9a
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.timeout(BOOT_TIMEOUT_S + 4 * RUN_TIMEOUT_S),  # each step is bounded on its own
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="runs the installer in wine"),
 ]
 

@@ -62,13 +62,15 @@ screenshots: $(STAMP) ui
 	IDEA_SCREENSHOTS_DIR="$(CURDIR)/docs/screenshots" $(PY) -m pytest tests/e2e -q
 
 # Each benchmark prints its figures and ratio last.
-bench: $(STAMP)
+bench: $(STAMP) ui
 	$(PY) bench/asks_parallel.py
 	$(PY) bench/file_door_latency.py
 	$(PY) bench/session_memory.py
 	$(PY) bench/mcp_spawn.py
 	$(PY) bench/mcp_roundtrip.py
 	$(PY) bench/pty_ws_throughput.py
+	$(PY) bench/keystroke_latency.py
+	$(PY) bench/ui_start.py
 
 soak: $(STAMP)
 	$(PY) bench/store_crash_soak.py

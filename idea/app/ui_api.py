@@ -41,7 +41,7 @@ METHODS = (
     *("agents.create", "agents.update"),
     *("agents.delete", "layouts.get", "layouts.apply", "session.launch", "session.stop"),
     *("terminal.attach", "terminal.detach", "terminal.write", "terminal.resize", "chat.send"),
-    *("chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
+    *("chat.history", "chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
 )
 LAYOUT_OPS = ("split", "close", "add_tab", "close_tab", "set_active_tab", "resize", "bind")
 DELEGATIONS_DEFAULT, DELEGATIONS_MAX = 100, 1000
@@ -53,9 +53,15 @@ Method = Callable[[TerminalViews, JsonObject], Result]
 
 
 class UiApi:
-    def __init__(self, host: ProjectHost, problems: Callable[[], list[CorruptFile]]) -> None:
+    def __init__(
+        self,
+        host: ProjectHost,
+        problems: Callable[[], list[CorruptFile]],
+        history: Callable[[str], JsonObject],
+    ) -> None:
         self._host = host
         self._problems = problems
+        self._history = history
         # "agents.create" is served by ``agents_create``, and so on.
         self.methods: dict[str, Method] = {
             name: getattr(self, name.replace(".", "_")) for name in METHODS
@@ -289,6 +295,9 @@ class UiApi:
         # Through the orchestrator: it waits in the agent's FIFO like any other ask.
         outcome = await self._rt.orchestrator.dispatch(command, Source.UI)
         return {"reply": outcome.reply}
+
+    def chat_history(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        return self._history(self._s.agents.get(_text(p, "name")).id)
 
     async def chat_interrupt(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         agent = self._s.agents.get(_text(p, "name"))

@@ -25,6 +25,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from aiohttp.typedefs import Handler
 
+from idea.app.chat_transcripts import ChatTranscripts
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
 from idea.app.terminal_stream import (
@@ -36,7 +37,13 @@ from idea.app.terminal_stream import (
 from idea.app.ui_api import Method, UiApi
 from idea.application.session_ports import Unsubscribe
 from idea.domain.errors import CorruptFile, IdeaError, Internal, Invalid, Unavailable
-from idea.domain.events import AgentLaunched, AgentStopped, DomainEvent, StoreFileQuarantined
+from idea.domain.events import (
+    AgentLaunched,
+    AgentStopped,
+    AgentTurnStarted,
+    DomainEvent,
+    StoreFileQuarantined,
+)
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.session_events import SessionEvent
 
@@ -74,7 +81,8 @@ class UiServer:
         self.port = port
         self._host = host
         self.outbox_limits = (interval_s, output_limit_bytes)
-        self._api = UiApi(host, self.problems)
+        self._transcripts = ChatTranscripts()
+        self._api = UiApi(host, self.problems, self.chat_history)
         self._clients: set[Client] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._watches: dict[str, list[Unsubscribe]] = {}
@@ -131,6 +139,10 @@ class UiServer:
         seen = {p.quarantined_to for p in self._runtime.services.problems}
         extra = [p for p in self._seen_problems if p.quarantined_to not in seen]
         return [*self._runtime.services.problems, *extra]
+
+    def chat_history(self, agent_id: str) -> JsonObject:
+        """The current project's transcript of that agent (``ChatTranscripts.history``)."""
+        return self._transcripts.history(agent_id)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` in a task that closing the server cancels."""
@@ -298,6 +310,7 @@ class UiServer:
         """Another project is current: clients drop their views of the old one and reload."""
         self._unfollow()
         self._seen_problems.clear()
+        self._transcripts = ChatTranscripts()
         for client in list(self._clients):
             client.detach_all()
         self._follow(runtime)
@@ -311,6 +324,13 @@ class UiServer:
         elif isinstance(event, StoreFileQuarantined):
             self._seen_problems.append(CorruptFile(event.path, event.quarantined_to, event.reason))
         self.broadcast(type(event).__name__, event.to_json())
+        if isinstance(event, AgentTurnStarted):
+            started: JsonObject = {
+                "type": "turn_started",
+                "requester_id": event.requester_id,
+                "prompt": event.prompt,
+            }
+            self._chat(event.agent_id, event.agent_name, started)
         if isinstance(event, AgentStopped):
             self._unwatch(event.agent_id)
 
@@ -328,8 +348,7 @@ class UiServer:
         if structured is not None:
 
             def chat(event: SessionEvent) -> None:
-                who: JsonObject = {"agent_id": agent_id, "agent_name": agent_name}
-                self.broadcast("ChatEvent", {**who, **event.to_json()})
+                self._chat(agent_id, agent_name, event.to_json())
 
             watches.append(structured.subscribe(chat))
         terminal = sessions.terminal_session(agent_id)
@@ -341,6 +360,11 @@ class UiServer:
 
             watches.append(terminal.on_exit(exited))
         self._watches[agent_id] = watches
+
+    def _chat(self, agent_id: str, agent_name: str, entry: JsonObject) -> None:
+        seq = self._transcripts.add(agent_id, entry)
+        who: JsonObject = {"agent_id": agent_id, "agent_name": agent_name}
+        self.broadcast("ChatEvent", {**who, **entry, "seq": seq})
 
     def _unwatch(self, agent_id: str) -> None:
         for unsubscribe in self._watches.pop(agent_id, []):

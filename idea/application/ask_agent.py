@@ -24,7 +24,7 @@ from idea.application.live_sessions import LiveSessions
 from idea.application.ports import AgentStore
 from idea.domain.agent import Agent
 from idea.domain.errors import Conflict, IdeaError, IdeaTimeout, Invalid
-from idea.domain.events import AgentReplied, AgentTurnFinished
+from idea.domain.events import AgentReplied, AgentTurnFinished, AgentTurnStarted
 from idea.domain.profile import Mode
 
 DEFAULT_TURN_TIMEOUT_S = 300.0
@@ -170,6 +170,7 @@ class AskAgent:
             session = self._sessions.structured_session(agent.id)
             if session is None:  # pragma: no cover - the launch registers it
                 raise Invalid(f"agent {agent.name} has no structured session")
+        self._events.publish(AgentTurnStarted.of_prompt(agent.id, agent.name, requester_id, task))
         try:
             reply = await session.send_blocking(task, timeout_s)
         except IdeaError:

@@ -1,7 +1,8 @@
 """Domain events: facts the application publishes after something happened, pushed to the UI.
 
 Invariant: an event is an immutable, small record (ids, names, counts; never a whole reply or a
-file's content) and ``to_json()`` gives a JSON object whose ``"type"`` is the class name.
+file's content; a prompt clipped to ``PROMPT_MAX_CHARS``) and ``to_json()`` gives a JSON object
+whose ``"type"`` is the class name.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from idea.domain.live_state import Status, parse_status
 from idea.domain.profile import Mode
 
 PREVIEW_MAX_CHARS = 200
+PROMPT_MAX_CHARS = 8000
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +138,34 @@ class LiveStateChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class AgentTurnStarted:
+    """A structured agent began a turn on a task (an ask from the UI, an agent or a file)."""
+
+    agent_id: str
+    agent_name: str
+    requester_id: str | None
+    prompt: str
+    prompt_chars: int
+
+    @classmethod
+    def of_prompt(
+        cls, agent_id: str, agent_name: str, requester_id: str | None, prompt: str
+    ) -> AgentTurnStarted:
+        shown = prompt if len(prompt) <= PROMPT_MAX_CHARS else prompt[: PROMPT_MAX_CHARS - 1] + "…"
+        return cls(agent_id, agent_name, requester_id, shown, len(prompt))
+
+    def to_json(self) -> JsonObject:
+        return {
+            "type": "AgentTurnStarted",
+            "agent_id": self.agent_id,
+            "agent_name": self.agent_name,
+            "requester_id": self.requester_id,
+            "prompt": self.prompt,
+            "prompt_chars": self.prompt_chars,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class AgentTurnFinished:
     agent_id: str
     ok: bool
@@ -183,6 +213,7 @@ DomainEvent: TypeAlias = (
     | AgentReplied
     | OrchestratorRequestProcessed
     | LiveStateChanged
+    | AgentTurnStarted
     | AgentTurnFinished
     | AgentsChanged
     | LayoutChanged
@@ -195,6 +226,7 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     AgentReplied,
     OrchestratorRequestProcessed,
     LiveStateChanged,
+    AgentTurnStarted,
     AgentTurnFinished,
     AgentsChanged,
     LayoutChanged,

@@ -48,21 +48,23 @@ def test_split_terminal_chat_reload_board_and_log(served: str, page: Page) -> No
     page.locator('.cell[data-agent=""] .picker-row[data-agent="bot"] .picker-main').click()
     composer = cell_of(page, "bot").locator(".chat-input")
     expect(composer).to_be_visible()
-    message = f"hello {uuid.uuid4().hex[:8]}"
+    message = f"hello USE_TOOL {uuid.uuid4().hex[:8]}"
     composer.fill(message)
     composer.press("Enter")
     expect(cell_of(page, "bot").locator(".msg.user")).to_have_text(message)
     expect(cell_of(page, "bot").locator(".msg.assistant")).to_have_text(f"echo: {message}")
     expect(cell_of(page, "bot").locator(".chat-busy")).to_be_hidden()
+    expect(cell_of(page, "bot").locator(".msg.tool summary")).to_contain_text("mcp__idea__ping")
     screenshot(page, "workspace")
 
     # Reload: the terminal re-attaches and replays its scrollback.
     page.reload()
     expect(page.locator(".connection")).to_have_text("connected")
     expect(cell_of(page, "sh").locator(".xterm-rows")).to_contain_text(sentinel)
-    # The chat's past turns come back from the delegation log.
+    # The chat comes back whole from the server's history, tool call included.
     expect(cell_of(page, "bot").locator(".msg.user")).to_have_text(message)
     expect(cell_of(page, "bot").locator(".msg.assistant")).to_have_text(f"echo: {message}")
+    expect(cell_of(page, "bot").locator(".msg.tool summary")).to_contain_text("mcp__idea__ping")
 
     # The board lists both agents, live.
     page.locator('[data-panel="board"]').click()
@@ -290,7 +292,7 @@ def test_open_another_project_by_path_then_back_from_recent(
     expect(dialog).to_be_visible()
     # A browser has no native folder dialog: a path field and the recent projects.
     expect(dialog.locator(".choose-folder")).to_be_hidden()
-    current = dialog.locator(".recent-row", has_text="project")
+    current = dialog.locator(f'.recent-row[data-root="{tmp_path / "project"}"]')
     expect(current).to_be_disabled()
     expect(current.locator(".badge")).to_have_text("open")
 

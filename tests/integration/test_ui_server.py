@@ -22,6 +22,7 @@ from idea.app.runtime import ProjectRuntime
 from idea.app.terminal_stream import Output, Resync, decode_frame
 from idea.app.ui_server import UiServer, default_dist
 from idea.domain.agent import Agent
+from idea.domain.commands import AskAgent, Source
 from idea.domain.errors import CorruptFile, Unavailable
 from idea.infrastructure.recent_projects import RecentProjects
 from tests.fakes.fake_agent_session import FakeAgentSession
@@ -546,6 +547,34 @@ async def test_chat_send_goes_through_the_orchestrator_and_pushes_the_turn(api):
     assert (await api.fail("chat.send", name="bot", text="   "))["field"] == "text"
     await api.ok("session.launch", name="sh")
     assert (await api.fail("chat.send", name="sh", text="hi"))["code"] == "INVALID"
+
+
+async def test_chat_history_replays_the_turns_with_the_seq_of_the_live_events(api, runtime):
+    assert await api.ok("chat.history", name="bot") == {"entries": [], "seq": 0}
+    await api.ok("chat.send", name="bot", text="hi")
+    # An ask from elsewhere (a request file) shows in the same chat, with its requester.
+    runtime.services.agents.save(Agent(id="id-main", name="main", profile="shell"))
+    await runtime.orchestrator.dispatch(
+        AskAgent(target="bot", task="from main"), Source.FILE, "id-main"
+    )
+    started = await api.event("ChatEvent", agent_id="id-bot", type="turn_started", prompt="hi")
+    assert started["requester_id"] is None
+    final = await api.event("ChatEvent", agent_id="id-bot", type="final", text="echo: from main")
+    history = await api.ok("chat.history", name="bot")
+    assert [(e["type"], e.get("prompt") or e.get("text")) for e in history["entries"]] == [
+        ("turn_started", "hi"),
+        ("text", "echo: hi"),
+        ("final", "echo: hi"),
+        ("turn_started", "from main"),
+        ("text", "echo: from main"),
+        ("final", "echo: from main"),
+    ]
+    assert history["entries"][3]["requester_id"] == "id-main"
+    seqs = [e["seq"] for e in history["entries"]]
+    assert seqs == sorted(seqs)
+    assert seqs[-1] == final["seq"] == history["seq"]
+    await api.event("AgentTurnStarted", agent_id="id-bot", requester_id="id-main")
+    assert (await api.fail("chat.history", name="ghost"))["code"] == "NOT_FOUND"
 
 
 async def test_chat_interrupt_stops_the_running_turn(api, starter):

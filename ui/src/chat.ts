@@ -2,7 +2,7 @@
 
 import { api } from "./api";
 import { showError } from "./banner";
-import { addUserMessage, type Entry, seedFromLog, setIdle, transcript } from "./chatlog";
+import { addUserMessage, type Entry, seed, setIdle, transcript } from "./chatlog";
 import { clear, h } from "./dom";
 
 export class ChatView {
@@ -37,7 +37,7 @@ export class ChatView {
     t.listeners.add(listener);
     this.unsubscribe = () => t.listeners.delete(listener);
     this.render();
-    void seedFromLog(agentId, agentName);
+    void seed(agentId, agentName);
   }
 
   focus(): void {
@@ -87,7 +87,12 @@ export class ChatView {
 function renderEntry(e: Entry): HTMLElement {
   switch (e.kind) {
     case "user":
-      return h("div.msg.user", {}, e.text);
+      return h(
+        "div.msg.user",
+        { class: e.pending ? "pending" : "", title: e.pending ? "Waiting for its turn" : undefined },
+        e.from ? h("div.msg-from", {}, `from ${e.from}`) : null,
+        e.text,
+      );
     case "assistant":
       return h(
         "div.msg.assistant",

@@ -1,22 +1,36 @@
-// Chat transcripts per agent, fed by pushed ChatEvents (whoever asked) and the UI's own messages.
-// The API has no transcript method: after a reload, the past turns are rebuilt from the
-// delegation log (asks to this agent, whoever asked: prompt and final reply, no tool calls).
+// Chat transcripts per agent, fed by pushed ChatEvents (whoever asked: the UI, another agent, a
+// request file). A chat shown for the first time loads `chat.history` (what the server kept since
+// the project opened) and merges the live events by `seq`; when the server kept nothing (the app
+// restarted), past turns are rebuilt from the delegation log (prompt and reply, no tool calls).
 
 import { api } from "./api";
-import type { ChatEventData, Delegation } from "./types";
+import { store } from "./state";
+import type { ChatEntry, ChatHistory, ChatEventData, Delegation } from "./types";
 
 export type Entry =
-  | { kind: "user"; text: string }
+  | { kind: "user"; text: string; from: string | null; pending: boolean }
   | { kind: "assistant"; text: string; done: boolean; error: string | null }
   | { kind: "tool"; id: string; name: string; input: unknown; output: string | null; isError: boolean };
 
-type Transcript = { entries: Entry[]; busy: boolean; seeded: boolean; listeners: Set<() => void> };
+type Transcript = {
+  entries: Entry[];
+  busy: boolean;
+  seeded: boolean;
+  /** Events up to this seq are in `entries`; later ones wait in `held` while loading. */
+  seq: number;
+  loading: boolean;
+  held: ChatEntry[];
+  listeners: Set<() => void>;
+};
 
 const transcripts = new Map<string, Transcript>();
 
 export function transcript(agentId: string): Transcript {
   let t = transcripts.get(agentId);
-  if (!t) transcripts.set(agentId, (t = { entries: [], busy: false, seeded: false, listeners: new Set() }));
+  if (!t) {
+    t = { entries: [], busy: false, seeded: false, seq: 0, loading: false, held: [], listeners: new Set() };
+    transcripts.set(agentId, t);
+  }
   return t;
 }
 
@@ -37,9 +51,10 @@ function openAnswer(t: Transcript): Entry & { kind: "assistant" } {
   return entry;
 }
 
+/** The UI's own message, shown at once; its turn may wait behind others in the agent's queue. */
 export function addUserMessage(agentId: string, text: string): void {
   const t = transcript(agentId);
-  t.entries.push({ kind: "user", text });
+  t.entries.push({ kind: "user", text, from: null, pending: true });
   t.busy = true;
   changed(t);
 }
@@ -47,25 +62,39 @@ export function addUserMessage(agentId: string, text: string): void {
 export function setIdle(agentId: string): void {
   const t = transcript(agentId);
   t.busy = false;
+  for (const e of t.entries) if (e.kind === "user") e.pending = false;
   changed(t);
 }
 
 export function onChatEvent(ev: ChatEventData): void {
   const t = transcript(ev.agent_id);
+  if (t.loading) {
+    t.held.push(ev);
+    return;
+  }
+  if (ev.seq <= t.seq) return; // already in the history
+  apply(t, ev);
+  changed(t);
+}
+
+function apply(t: Transcript, ev: ChatEntry): void {
+  t.seq = Math.max(t.seq, ev.seq);
   switch (ev.type) {
+    case "turn_started": {
+      const from = ev.requester_id ? (store.agentById(ev.requester_id)?.name ?? ev.requester_id) : null;
+      // The UI's own message is already shown (pending): this is its turn starting.
+      const mine = from === null ? t.entries.find((e) => e.kind === "user" && e.pending && e.text === ev.prompt) : undefined;
+      if (mine?.kind === "user") mine.pending = false;
+      else t.entries.push({ kind: "user", text: ev.prompt, from, pending: false });
+      t.busy = true;
+      break;
+    }
     case "text":
       openAnswer(t).text += ev.text;
       t.busy = true;
       break;
     case "tool_use":
-      t.entries.push({
-        kind: "tool",
-        id: ev.tool_id,
-        name: ev.name,
-        input: ev.input,
-        output: null,
-        isError: false,
-      });
+      t.entries.push({ kind: "tool", id: ev.tool_id, name: ev.name, input: ev.input, output: null, isError: false });
       t.busy = true;
       break;
     case "tool_result": {
@@ -81,36 +110,53 @@ export function onChatEvent(ev: ChatEventData): void {
       if (!answer.text) answer.text = ev.text;
       answer.done = true;
       answer.error = ev.is_error ? (ev.error ?? "the turn failed") : null;
-      t.busy = false;
+      t.busy = t.entries.some((e) => e.kind === "user" && e.pending);
       break;
     }
     default:
       return;
   }
-  changed(t);
 }
 
-/** Fill an empty transcript from the delegation log, once per page. */
-export async function seedFromLog(agentId: string, agentName: string): Promise<void> {
+/** Fill a transcript once per page: the server's history, else the delegation log. */
+export async function seed(agentId: string, agentName: string): Promise<void> {
   const t = transcript(agentId);
   if (t.seeded) return;
   t.seeded = true;
-  let records: Delegation[];
+  t.loading = true;
   try {
-    records = await api.call<Delegation[]>("delegations.recent", { limit: 200 });
+    const history = await api.call<ChatHistory>("chat.history", { name: agentName });
+    if (history.entries.length) {
+      const mine = t.entries.filter((e) => e.kind === "user" && e.pending);
+      t.entries = [];
+      t.seq = 0;
+      for (const e of history.entries) apply(t, e);
+      for (const e of mine) {
+        if (e.kind === "user" && !t.entries.some((x) => x.kind === "user" && x.text === e.text)) t.entries.push(e);
+      }
+      t.seq = history.seq;
+    } else {
+      t.seq = history.seq;
+      await seedFromLog(t, agentName);
+    }
   } catch {
-    return;
+    // Not connected: live events still come; the next page load tries again.
+  } finally {
+    t.loading = false;
+    const held = t.held.splice(0);
+    for (const ev of held) if (ev.seq > t.seq) apply(t, ev);
+    changed(t);
   }
-  if (t.entries.length) return; // live events came first: keep them
+}
+
+async function seedFromLog(t: Transcript, agentName: string): Promise<void> {
+  const records = await api.call<Delegation[]>("delegations.recent", { limit: 200 });
+  const past: Entry[] = [];
   for (const r of records) {
     if (r.target !== agentName || r.action !== "agent.message") continue;
-    t.entries.push({ kind: "user", text: r.prompt });
-    t.entries.push({
-      kind: "assistant",
-      text: r.reply ?? "",
-      done: true,
-      error: r.ok ? null : (r.code ?? "failed"),
-    });
+    const from = r.requester ? (store.agentById(r.requester)?.name ?? r.requester) : null;
+    past.push({ kind: "user", text: r.prompt, from, pending: false });
+    past.push({ kind: "assistant", text: r.reply ?? "", done: true, error: r.ok ? null : (r.code ?? "failed") });
   }
-  changed(t);
+  t.entries = [...past, ...t.entries];
 }

@@ -95,4 +95,8 @@ export type SessionEvent =
       conversation_id: string | null;
     };
 
-export type ChatEventData = SessionEvent & { agent_id: string; agent_name: string };
+/** A turn began: the task it was given and who asked (null: the UI or a request file). */
+export type TurnStarted = { type: "turn_started"; requester_id: string | null; prompt: string };
+export type ChatEntry = (SessionEvent | TurnStarted) & { seq: number };
+export type ChatEventData = ChatEntry & { agent_id: string; agent_name: string };
+export type ChatHistory = { entries: ChatEntry[]; seq: number };

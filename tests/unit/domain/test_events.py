@@ -12,11 +12,13 @@ from idea.domain.errors import Invalid
 from idea.domain.events import (
     EVENT_TYPES,
     PREVIEW_MAX_CHARS,
+    PROMPT_MAX_CHARS,
     AgentLaunched,
     AgentReplied,
     AgentsChanged,
     AgentStopped,
     AgentTurnFinished,
+    AgentTurnStarted,
     DomainEvent,
     LayoutChanged,
     LiveStateChanged,
@@ -34,6 +36,7 @@ EVENTS: list[DomainEvent] = [
     OrchestratorRequestProcessed(Source.MCP, "a1", "agent.message", "architect", True, 120),
     OrchestratorRequestProcessed(Source.FILE, None, "agent.stop", "qa", False, 3, "NOT_FOUND"),
     LiveStateChanged("a1", Status.BLOCKED),
+    AgentTurnStarted("a1", "dev", "a2", "do it", 5),
     AgentTurnFinished("a1", ok=True),
     AgentsChanged(),
     LayoutChanged(),
@@ -105,3 +108,11 @@ def test_request_processed_code_is_set_exactly_when_not_ok() -> None:
 def test_live_state_changed_refuses_an_unknown_status() -> None:
     with pytest.raises(Invalid):
         LiveStateChanged("a1", "sleeping")  # type: ignore[arg-type]
+
+
+def test_a_turn_start_clips_a_long_prompt_and_keeps_its_length() -> None:
+    event = AgentTurnStarted.of_prompt("a1", "dev", None, "p" * (PROMPT_MAX_CHARS + 10))
+    assert event.prompt_chars == PROMPT_MAX_CHARS + 10
+    assert len(event.prompt) == PROMPT_MAX_CHARS
+    assert event.prompt.endswith("…")
+    assert AgentTurnStarted.of_prompt("a1", "dev", None, "short").prompt == "short"

@@ -44,6 +44,9 @@ class Channel(Protocol):
     def send(self, payload: bytes) -> None:
         """Send one frame; raises ``OSError`` (or ``EOFError``) once the app is gone."""
 
+    def send_frame(self, frame: bytes) -> None:
+        """Send one whole frame, header included (``loopback.rpc_frame``); as ``send``."""
+
     def recv(self, timeout: float | None = None) -> bytes:
         """Next frame payload; ``EOFError`` when the app closed, ``TimeoutError`` after
         ``timeout`` seconds (``None``: wait as long as it takes)."""
@@ -71,6 +74,9 @@ class SocketChannel:
     def send(self, payload: bytes) -> None:
         self._sock.sendall(loopback.encode_frame(payload))
 
+    def send_frame(self, frame: bytes) -> None:
+        self._sock.sendall(frame)
+
     def recv(self, timeout: float | None = None) -> bytes:
         if timeout is not None:
             deadline = time.monotonic() + timeout
@@ -94,6 +100,40 @@ class SocketChannel:
                 raise EOFError("the IdeA app closed the connection")
             self._frames.extend(self._decoder.feed(data))
         return self._frames.popleft()
+
+    # -- for one select loop (``relay_select``): the socket non-blocking, frames as they come --
+
+    def fileno(self) -> int:
+        return self._sock.fileno()
+
+    def set_nonblocking(self) -> None:
+        self._sock.setblocking(False)
+
+    def buffered(self) -> list[bytes]:
+        """Frames already received (with the handshake's reads) and not returned yet."""
+        frames = list(self._frames)
+        self._frames.clear()
+        return frames
+
+    def read_ready(self) -> list[bytes]:
+        """The frames completed by what the socket holds now (maybe none); ``EOFError`` once
+        the app closed, ``loopback.ProtocolError`` for a bad frame."""
+        try:
+            data = self._sock.recv(_CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return []
+        except OSError as exc:  # reset
+            raise EOFError(str(exc)) from exc
+        if not data:
+            raise EOFError("the IdeA app closed the connection")
+        return self._decoder.feed(data)
+
+    def send_some(self, data: bytes | bytearray | memoryview) -> int:
+        """Bytes of ``data`` the socket took now (0 when full); ``OSError`` once the app is gone."""
+        try:
+            return self._sock.send(data)
+        except (BlockingIOError, InterruptedError):
+            return 0
 
     def close(self) -> None:
         self._closed = True
@@ -189,7 +229,10 @@ class PipeChannel:
         self._frames.put(None)
 
     def send(self, payload: bytes) -> None:
-        data = memoryview(loopback.encode_frame(payload))
+        self.send_frame(loopback.encode_frame(payload))
+
+    def send_frame(self, frame: bytes) -> None:
+        data = memoryview(frame)
         with self._lock:
             while data:
                 written = self._pipe.write(data)

@@ -138,7 +138,7 @@ def _run(argv: Sequence[str], start: float) -> int:
     except ConnectError as exc:
         _say(str(exc))
         return EXIT_UNREACHABLE
-    stdin = open(0, "rb", closefd=False)  # noqa: SIM115  (a daemon thread reads it to the end)
+    stdin = open(0, "rb", closefd=False)  # noqa: SIM115  (only its descriptor is used on POSIX)
     stdout = open(stdout_fd, "wb", buffering=0, closefd=False)  # noqa: SIM115
     if hasattr(os, "set_blocking"):
         with contextlib.suppress(OSError):

@@ -1,10 +1,12 @@
 """The project's MCP endpoint: authenticated loopback connections from ``idea mcp-server`` bridges.
 
-POSIX: a Unix socket in a ``0700`` folder, the socket itself ``0600``. Windows: a named pipe
-(``mcp_listener_windows``). Every connection must prove it holds the project secret and name an
-agent of the project before anything is served; then one serve task per connection relays
-JSON-RPC messages to its handler. A peer that misbehaves or leaves affects nobody else; ``stop``
-ends every connection and removes the socket.
+POSIX: a Unix socket in a ``0700`` folder, the socket itself ``0600``, served by an asyncio
+``Protocol`` (each frame is handled in the callback that received it: no task, no stream wake-up
+per message). Windows: a named pipe (``pipe_server_windows``) served through asyncio streams. Both
+drive the same ``_Link``: every connection must prove it holds the project secret and name an
+agent of the project before anything is served; then each ``rpc`` frame goes to the connection's
+handler, synchronously. A peer that misbehaves or leaves affects nobody else; ``stop`` ends every
+connection, waits for their handlers to close and removes the socket.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 import secrets
 import socket
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Protocol
 
 from idea.domain.errors import Conflict
@@ -26,12 +28,14 @@ from idea.protocol.endpoint import ensure_endpoint_dir
 log = logging.getLogger(__name__)
 
 HANDSHAKE_TIMEOUT_S = 5.0
-Send = Callable[[bytes], Awaitable[None]]
+STOP_TIMEOUT_S = 5.0
+Send = Callable[[bytes], None]
 
 
 class ConnectionHandler(Protocol):
-    async def handle(self, message: bytes) -> None:
-        """One JSON-RPC message from the client; never raises."""
+    def receive(self, message: bytes) -> None:
+        """One JSON-RPC message from the client; answers through ``send`` (at once, or later
+        from a task of its own). Never raises, never blocks."""
         ...
 
     async def close(self) -> None:
@@ -39,10 +43,19 @@ class ConnectionHandler(Protocol):
         ...
 
 
+# (requester, send) -> handler; ``send`` queues one JSON-RPC message for the client, never blocks.
 HandlerFactory = Callable[[str, Send], ConnectionHandler]
 
 
 class PipeServerLike(Protocol):
+    def close(self) -> None: ...
+
+
+class _Output(Protocol):
+    """Where a link writes frames: a transport, or a stream writer (Windows)."""
+
+    def write(self, data: bytes) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -62,7 +75,8 @@ class McpListener:
         self._factory = handler_factory
         self._server: asyncio.AbstractServer | None = None
         self._pipe: PipeServerLike | None = None
-        self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
+        self._links: set[_Link] = set()
+        self._closing: set[asyncio.Task[None]] = set()  # handlers of ended links, closing
         self.accepted = 0
         self.rejected = 0
 
@@ -71,7 +85,7 @@ class McpListener:
         if sys.platform == "win32":
             from idea.infrastructure.pipe_server_windows import PipeServer  # noqa: PLC0415
 
-            self._pipe = PipeServer(self.endpoint, self._on_client)
+            self._pipe = PipeServer(self.endpoint, self.serve_stream)
             try:
                 self._pipe.start()
             except OSError as exc:
@@ -85,7 +99,10 @@ class McpListener:
                     f"{self.endpoint} answers)"
                 )
             os.unlink(self.endpoint)  # left by a crashed run
-        self._server = await asyncio.start_unix_server(self._on_client, path=self.endpoint)
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_unix_server(
+            lambda: _FrameProtocol(self), path=self.endpoint
+        )
         os.chmod(self.endpoint, 0o600)
 
     async def stop(self) -> None:
@@ -94,107 +111,240 @@ class McpListener:
         server, self._server = self._server, None
         if server is not None:
             server.close()
-        # Closing the streams ends each serve task through its own path (handler closed, ...);
-        # cancelling the tasks instead would make asyncio's stream callback log an error.
-        for writer in list(self._connections.values()):
-            writer.close()
-        pending = list(self._connections)
+        links = list(self._links)
+        readers = [link.serving for link in links if link.serving is not None]
+        for link in links:
+            link.close()
+        # Each link ended: its handler closes in a task of its own (cancelling its calls).
+        pending = [*self._closing, *readers]
         if pending:
-            _, late = await asyncio.wait(pending, timeout=5)
+            _, late = await asyncio.wait(pending, timeout=STOP_TIMEOUT_S)
             for task in late:
                 task.cancel()
         if server is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(server.wait_closed(), timeout=5)
+                await asyncio.wait_for(server.wait_closed(), timeout=STOP_TIMEOUT_S)
         if sys.platform != "win32":
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.endpoint)
 
-    async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._connections[task] = writer
+    async def serve_stream(self, reader: asyncio.StreamReader, output: _StreamOutput) -> None:
+        """Serve one connection given as streams (the Windows pipe server's instances)."""
+        link = _Link(self, _StreamWriterOutput(output))
+        link.serving = asyncio.current_task()
         try:
-            requester = await self._handshake(reader, writer)
-            if requester is not None:
-                self.accepted += 1
-                await self._serve(requester, reader, writer)
-            else:
-                self.rejected += 1
-        except (loopback.ProtocolError, OSError, asyncio.IncompleteReadError, TimeoutError) as exc:
-            self.rejected += 1
-            log.info("MCP endpoint: connection dropped: %s", exc)
+            while not link.ended:
+                header = await reader.readexactly(loopback.HEADER_BYTES)
+                link.frame(await reader.readexactly(loopback.frame_length(header)))
+        except (loopback.ProtocolError, OSError, asyncio.IncompleteReadError) as exc:
+            link.lost(exc)
+        except Exception:  # as in _FrameProtocol.data_received
+            log.exception("MCP endpoint: connection dropped")
         finally:
-            self._connections.pop(task, None)
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
+            link.serving = None
+            link.close()
 
-    async def _handshake(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> str | None:
-        """The requester's agent id once proven and known, else None (the peer was told why)."""
-        async with asyncio.timeout(HANDSHAKE_TIMEOUT_S):
-            nonce_app = secrets.token_bytes(loopback.NONCE_BYTES)
-            writer.write(loopback.encode_frame(nonce_app))
-            answer = await _read_frame(reader)
-            nonce_bridge, proof = answer[: loopback.NONCE_BYTES], answer[loopback.NONCE_BYTES :]
-            expected = loopback.bridge_proof(self._key, nonce_app, nonce_bridge)
-            if len(nonce_bridge) != loopback.NONCE_BYTES or not loopback.proofs_match(
-                expected, proof
-            ):
-                log.warning("MCP endpoint: a client failed authentication")
-                return None  # no proof of ours: the peer learns nothing
-            writer.write(
-                loopback.encode_frame(loopback.app_proof(self._key, nonce_app, nonce_bridge))
-            )
-            hello = loopback.unpack(await _read_frame(reader))
+    # -- for the links ----------------------------------------------------------------------
+
+    def _opened(self, link: _Link) -> None:
+        self._links.add(link)
+
+    def _ended(self, link: _Link, handler: ConnectionHandler | None, welcomed: bool) -> None:
+        self._links.discard(link)
+        if not welcomed:
+            self.rejected += 1
+        if handler is not None:
+            task = asyncio.get_running_loop().create_task(handler.close())
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
+    def _welcome(self, hello: dict[str, object]) -> tuple[str, str] | str:
+        """(code, message) of a reject, or the requester's agent id."""
         if hello.get("t") != "hello" or hello.get("v") != loopback.VERSION:
-            await self._reject(writer, "INVALID", "expected a hello of protocol version 1")
-            return None
+            return "INVALID", "expected a hello of protocol version 1"
         if hello.get("project") != self._project_id:
-            await self._reject(writer, "NOT_FOUND", "this endpoint serves another project")
-            return None
+            return "NOT_FOUND", "this endpoint serves another project"
         requester = hello.get("requester")
         if not isinstance(requester, str) or not self._is_agent(requester):
-            await self._reject(writer, "NOT_FOUND", f"{requester!r} is not an agent of the project")
-            return None
-        writer.write(loopback.encode_frame(loopback.welcome()))
-        await writer.drain()
+            return "NOT_FOUND", f"{requester!r} is not an agent of the project"
+        self.accepted += 1
         return requester
 
-    async def _reject(self, writer: asyncio.StreamWriter, code: str, message: str) -> None:
-        writer.write(loopback.encode_frame(loopback.reject(code, message)))
-        with contextlib.suppress(OSError):
-            await writer.drain()
 
-    async def _serve(
-        self, requester: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        async def send(message: bytes) -> None:
-            if writer.is_closing():
-                return
-            writer.write(loopback.encode_frame(loopback.rpc(message)))
-            with contextlib.suppress(ConnectionError):
-                await writer.drain()
+class _Link:
+    """One connection, sans I/O but for ``output``: frames in (``frame``), frames out.
 
-        handler = self._factory(requester, send)
+    States: proof expected → hello expected → serving → ended. Nothing is served before the
+    peer proved it knows the key (the app's own proof is sent only then) and named an agent.
+    """
+
+    def __init__(self, listener: McpListener, output: _Output) -> None:
+        self._listener = listener
+        self._output = output
+        self._nonce = secrets.token_bytes(loopback.NONCE_BYTES)
+        self._state = "proof"
+        self._handler: ConnectionHandler | None = None
+        self.serving: asyncio.Task[None] | None = None  # the stream reader's task (Windows)
+        self.ended = False
+        self._timer = asyncio.get_running_loop().call_later(
+            HANDSHAKE_TIMEOUT_S, self._handshake_timeout
+        )
+        listener._opened(self)
+        output.write(loopback.encode_frame(self._nonce))
+
+    def frame(self, payload: bytes) -> None:
+        """One frame from the peer; raises ``loopback.ProtocolError``."""
+        handler = self._handler
+        if handler is not None:
+            message = loopback.unpack(payload)
+            data = message.get("data")
+            if message["t"] == "rpc" and isinstance(data, bytes):
+                handler.receive(data)
+        elif self._state == "proof":
+            self._prove(payload)
+        elif self._state == "hello":
+            self._hello(loopback.unpack(payload))
+
+    def _prove(self, answer: bytes) -> None:
+        nonce_bridge, proof = answer[: loopback.NONCE_BYTES], answer[loopback.NONCE_BYTES :]
+        expected = loopback.bridge_proof(self._listener._key, self._nonce, nonce_bridge)
+        if len(nonce_bridge) != loopback.NONCE_BYTES or not loopback.proofs_match(expected, proof):
+            log.warning("MCP endpoint: a client failed authentication")
+            self.close()  # no proof of ours: the peer learns nothing
+            return
+        self._state = "hello"
+        app_proof = loopback.app_proof(self._listener._key, self._nonce, nonce_bridge)
+        self._output.write(loopback.encode_frame(app_proof))
+
+    def _hello(self, hello: dict[str, object]) -> None:
+        verdict = self._listener._welcome(hello)
+        if isinstance(verdict, tuple):
+            self._output.write(loopback.encode_frame(loopback.reject(*verdict)))
+            self.close()
+            return
+        self._timer.cancel()
+        self._state = "serving"
+        self._output.write(loopback.encode_frame(loopback.welcome()))
+        self._handler = self._listener._factory(verdict, self._send)
+
+    def _send(self, message: bytes) -> None:
+        if not self.ended:
+            self._output.write(loopback.rpc_frame(message))
+
+    def _handshake_timeout(self) -> None:
+        if self._handler is None:
+            log.info("MCP endpoint: connection dropped: no handshake in time")
+            self.close()
+
+    def lost(self, exc: BaseException | None) -> None:
+        """The peer went away or broke the protocol."""
+        if exc is not None and self._handler is None:
+            log.info("MCP endpoint: connection dropped: %s", exc)
+        self.close()
+
+    def close(self) -> None:
+        """End the link (idempotent): written frames are still delivered, then the connection
+        closes; the handler is closed in a task."""
+        if self.ended:
+            return
+        self.ended = True
+        self._timer.cancel()
+        self._output.close()
+        self._listener._ended(self, self._handler, self._state == "serving")
+
+
+class _FrameProtocol(asyncio.Protocol):
+    """A Unix-socket connection: bytes → frames → its ``_Link``, in the loop's callbacks."""
+
+    def __init__(self, listener: McpListener) -> None:
+        self._listener = listener
+        self._decoder = loopback.FrameDecoder()
+        self._link: _Link | None = None
+        self._transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        self._link = _Link(self._listener, transport)
+
+    def data_received(self, data: bytes) -> None:
+        link = self._link
+        if link is None or link.ended:
+            return
+        try:
+            for frame in self._decoder.feed(data):
+                link.frame(frame)
+                if link.ended:
+                    return
+        except loopback.ProtocolError as exc:
+            link.lost(exc)
+        except Exception:  # a bug, or a store failing under is_agent: this connection only
+            log.exception("MCP endpoint: connection dropped")
+            link.lost(None)
+
+    def eof_received(self) -> bool:
+        return False  # close: the bridge sends nothing more, it is leaving
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._link is not None:
+            self._link.lost(exc)
+
+    # A bridge that does not read: stop reading its requests until it has caught up.
+    def pause_writing(self) -> None:
+        if self._transport is not None and not self._transport.is_closing():
+            self._transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        if self._transport is not None and not self._transport.is_closing():
+            self._transport.resume_reading()
+
+
+class _StreamOutput(Protocol):
+    """What ``serve_stream`` needs of a writer (``asyncio.StreamWriter``, the pipe's writer)."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class _StreamWriterOutput:
+    """Synchronous writes over a stream writer that may only write on ``drain`` (the pipe's): one
+    task drains what was written, in order; ``close`` closes once everything was drained."""
+
+    def __init__(self, writer: _StreamOutput) -> None:
+        self._writer = writer
+        self._flusher: asyncio.Task[None] | None = None
+        self._writes = 0
+        self._closing = False
+
+    def write(self, data: bytes) -> None:
+        if self._closing:
+            return
+        self._writer.write(data)
+        self._writes += 1
+        if self._flusher is None:
+            self._flusher = asyncio.get_running_loop().create_task(self._flush())
+
+    def close(self) -> None:
+        self._closing = True
+        if self._flusher is None:
+            self._writer.close()
+
+    async def _flush(self) -> None:
         try:
             while True:
-                try:
-                    frame = await _read_frame(reader)
-                except asyncio.IncompleteReadError:
-                    return  # the bridge went away
-                message = loopback.unpack(frame)
-                if message.get("t") == "rpc" and isinstance(message.get("data"), bytes):
-                    await handler.handle(message["data"])
+                written = self._writes
+                await self._writer.drain()
+                if self._writes == written:
+                    break  # nothing was written while draining
+        except (ConnectionError, OSError):
+            pass
         finally:
-            await handler.close()
-
-
-async def _read_frame(reader: asyncio.StreamReader) -> bytes:
-    header = await reader.readexactly(loopback.HEADER_BYTES)
-    return await reader.readexactly(loopback.frame_length(header))
+            self._flusher = None
+            if self._closing:
+                self._writer.close()
 
 
 def _someone_listens(path: str) -> bool:

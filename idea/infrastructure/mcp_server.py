@@ -3,12 +3,14 @@
 Invariant: whatever a client sends, ``handle`` never raises and the connection keeps working;
 every request with a valid id gets exactly one answer echoing that id (an invalid message gets
 one error with id null), except a request the client cancelled, which gets none as the MCP spec
-asks. ``initialize``, ``ping``, ``tools/list`` and every error are answered before ``handle``
-returns; each ``tools/call`` runs in its own task, so a long ``idea_ask_agent`` never delays a
-ping, another call or the ``notifications/cancelled`` that withdraws or interrupts it.
+asks. ``initialize``, ``ping``, ``tools/list``, ``idea_list_agents`` and every error are
+answered before ``receive`` returns, without a task; each other ``tools/call`` runs in its own
+task, so a long ``idea_ask_agent`` never delays a ping, another call or the
+``notifications/cancelled`` that withdraws or interrupts it.
 
 ``send`` receives exactly one JSON-RPC message per call as one UTF-8 line ending with ``"\\n"``
-(the bytes of ``idea.protocol.jsonrpc.line``); calls never overlap.
+(the bytes of ``idea.protocol.jsonrpc.line``); it queues them for the client and never blocks, so
+a message is never cut in half, whatever is cancelled.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import asyncio
 import json
 import logging
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, Protocol, TypeGuard
 
 import idea
@@ -52,7 +54,7 @@ INSTRUCTIONS = (
 )
 
 RequestId = str | int | float
-Send = Callable[[bytes], Awaitable[None]]
+Send = Callable[[bytes], None]
 
 
 class McpBackend(Protocol):
@@ -84,20 +86,28 @@ def encode(message: dict[str, Any]) -> bytes:
     """One message, one compact line, as ``jsonrpc.line`` writes it, but NaN/Infinity are refused
     (``ValueError``: not JSON) and a string UTF-8 cannot carry (a lone surrogate the client sent
     as ``\\udxxx``) is escaped instead, so such an id is still echoed exactly."""
+    return _json(message) + b"\n"
+
+
+def _json(value: Any) -> bytes:
     try:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return text.encode("utf-8") + b"\n"
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode(
+            "utf-8"
+        )
     except UnicodeEncodeError:
-        text = json.dumps(message, separators=(",", ":"), allow_nan=False)
-        return text.encode("ascii") + b"\n"
+        return json.dumps(value, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
+def _no_constants(name: str) -> JsonValue:
+    raise ValueError(f"{name} is not JSON")
+
+
+_decoder = json.JSONDecoder(parse_constant=_no_constants)
 
 
 def _decode(raw: bytes) -> JsonValue:
-    def no_constants(name: str) -> JsonValue:
-        raise ValueError(f"{name} is not JSON")
-
     try:
-        value: JsonValue = json.loads(raw.decode("utf-8-sig"), parse_constant=no_constants)
+        value: JsonValue = _decoder.decode(raw.decode("utf-8-sig"))
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise _Reject(jsonrpc.PARSE_ERROR, f"parse error: {type(exc).__name__}") from None
     return value
@@ -134,8 +144,9 @@ class McpConnection:
         self._max_message_bytes = max_message_bytes
         self._version = LATEST_VERSION
         self._calls: dict[tuple[bool, RequestId], asyncio.Task[None]] = {}
-        self._writes: set[asyncio.Task[None]] = set()
-        self._write_lock = asyncio.Lock()
+        # The last agent list and its ``result`` as JSON: asked again unchanged, it is not encoded
+        # again (agents change seldom; models list them often).
+        self._agents_result: tuple[list[JsonObject], bool, bytes] | None = None
         self._closed = False
         self._broken = False
 
@@ -148,16 +159,17 @@ class McpConnection:
     def protocol_version(self) -> str:
         return self._version
 
-    async def handle(self, raw: bytes) -> None:
-        """Process one incoming message (one line, with or without its newline). Never raises."""
+    def receive(self, raw: bytes) -> None:
+        """Process one incoming message (one line, with or without its newline): answered at
+        once, or by a task this starts. Never raises."""
         if self._closed:
             return
         try:
-            await self._handle(raw)
+            self._handle(raw)
         except Exception:  # pragma: no cover - _handle answers every failure itself
             log.exception("mcp: message from %s dropped", self._requester_id)
 
-    async def _handle(self, raw: bytes) -> None:
+    def _handle(self, raw: bytes) -> None:
         request_id: RequestId | None = None
         try:
             if len(raw) > self._max_message_bytes:
@@ -175,12 +187,12 @@ class McpConnection:
             if request_id is None:
                 self._notification(method, params)
             else:
-                await self._request(request_id, method, params)
+                self._request(request_id, method, params)
         except _Reject as reject:
-            await self._emit(jsonrpc.error(reject.request_id, reject.code, reject.message))
+            self._emit(jsonrpc.error(reject.request_id, reject.code, reject.message))
         except Exception:
             log.exception("mcp: unexpected failure handling a message from %s", self._requester_id)
-            await self._emit(jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "internal error"))
+            self._emit(jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "internal error"))
 
     async def close(self) -> None:
         """Cancel every call in flight (queued asks are withdrawn, running ones interrupted)."""
@@ -189,7 +201,6 @@ class McpConnection:
         for task in calls:
             task.cancel()
         await asyncio.gather(*calls, return_exceptions=True)
-        await asyncio.gather(*self._writes, return_exceptions=True)
 
     # -- parsing ---------------------------------------------------------------------------
 
@@ -233,21 +244,21 @@ class McpConnection:
             if task is not None:
                 task.cancel()
 
-    async def _request(self, request_id: RequestId, method: str, params: JsonObject) -> None:
-        if method == "initialize":
-            answer = self._initialize(request_id, params)
-        elif method == "ping":
-            answer = {}
-        elif method == "tools/list":
-            answer = {"tools": [tool.definition() for tool in TOOLS]}
+    def _request(self, request_id: RequestId, method: str, params: JsonObject) -> None:
+        if method == "ping":
+            answer: JsonObject = {}
         elif method == "tools/call":
             inline = self._start_call(request_id, params)
-            if inline is None:
-                return  # answered by its own task
-            answer = inline
+            if inline is not None:
+                self._write(inline)
+            return  # else answered by its own task
+        elif method == "initialize":
+            answer = self._initialize(request_id, params)
+        elif method == "tools/list":
+            answer = {"tools": [tool.definition() for tool in TOOLS]}
         else:
             raise _Reject(jsonrpc.METHOD_NOT_FOUND, f"method not found: {method}", request_id)
-        await self._emit(jsonrpc.result(request_id, answer))
+        self._emit(jsonrpc.result(request_id, answer))
 
     def _initialize(self, request_id: RequestId, params: JsonObject) -> JsonObject:
         asked = params.get("protocolVersion", LATEST_VERSION)
@@ -261,8 +272,8 @@ class McpConnection:
             "instructions": INSTRUCTIONS,
         }
 
-    def _start_call(self, request_id: RequestId, params: JsonObject) -> JsonObject | None:
-        """Start a tool call in its own task, or return the result of one answered at once."""
+    def _start_call(self, request_id: RequestId, params: JsonObject) -> bytes | None:
+        """Start a tool call in its own task, or return the answer of one answered at once."""
         name = params.get("name")
         if not isinstance(name, str):
             raise _Reject(jsonrpc.INVALID_PARAMS, "params.name must be a string", request_id)
@@ -299,7 +310,7 @@ class McpConnection:
             )
         if tool.action is None:
             # Nothing to wait for and nothing to cancel: answered at once, like ping.
-            return self._list_agents(tool, arguments)
+            return self._list_agents(request_id, tool, arguments)
         task = asyncio.create_task(
             self._call(request_id, tool, arguments, token),
             name=f"mcp {self._requester_id} {tool.name} {request_id!r}",
@@ -309,13 +320,26 @@ class McpConnection:
         task.add_done_callback(lambda done: self._forget(key, done))
         return None
 
-    def _list_agents(self, tool: Tool, arguments: JsonObject) -> JsonObject:
+    def _list_agents(self, request_id: RequestId, tool: Tool, arguments: JsonObject) -> bytes:
         try:
             tool.check_arguments(arguments)
-            agents: list[JsonValue] = [*self._backend.list_agents()]
+            agents = self._backend.list_agents()
         except IdeaError as exc:
-            return error_result(exc)
-        return data_result({"agents": agents}, self._version >= STRUCTURED_CONTENT_SINCE)
+            return encode(jsonrpc.result(request_id, error_result(exc)))
+        structured = self._version >= STRUCTURED_CONTENT_SINCE
+        cached = self._agents_result
+        if (
+            cached is None
+            or cached[1] != structured
+            or (cached[0] is not agents and cached[0] != agents)
+        ):
+            listed: list[JsonValue] = [*agents]
+            result = _json(data_result({"agents": listed}, structured))
+            cached = self._agents_result = (agents, structured, result)
+        # Bytes for bytes what ``encode(jsonrpc.result(request_id, result))`` writes.
+        return b"".join(
+            (b'{"jsonrpc":"2.0","id":', _json(request_id), b',"result":', cached[2], b"}\n")
+        )
 
     def _forget(self, key: tuple[bool, RequestId], task: asyncio.Task[None]) -> None:
         if self._calls.get(key) is task:
@@ -340,11 +364,10 @@ class McpConnection:
             except (TypeError, ValueError):  # the backend returned something JSON cannot carry
                 log.exception("mcp: %s returned a result that is not JSON", tool.name)
                 data = encode(jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "internal error"))
-            await self._write_protected(data)
+            self._write(data)
         except Exception:  # a cancellation (BaseException) passes: a cancelled call is not answered
             log.exception("mcp: %s failed unexpectedly", tool.name)
-            error = jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, f"{tool.name} failed")
-            await self._write_protected(encode(error))
+            self._emit(jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, f"{tool.name} failed"))
 
     async def _run_tool(
         self, tool: Tool, arguments: JsonObject, token: RequestId | None
@@ -354,9 +377,7 @@ class McpConnection:
         if token is None or not isinstance(command, AskAgent):
             outcome = await self._backend.dispatch(command, self._requester_id, None)
             return outcome_result(tool, outcome, structured)
-        reporter = ProgressReporter(
-            self._emit_protected, token, command.target, self._progress_interval_s
-        )
+        reporter = ProgressReporter(self._emit, token, command.target, self._progress_interval_s)
         try:
             outcome = await self._backend.dispatch(command, self._requester_id, reporter.update)
         finally:
@@ -365,28 +386,15 @@ class McpConnection:
 
     # -- output ----------------------------------------------------------------------------
 
-    async def _emit(self, message: dict[str, Any]) -> None:
-        await self._write(encode(message))
+    def _emit(self, message: dict[str, Any]) -> None:
+        self._write(encode(message))
 
-    async def _emit_protected(self, message: dict[str, Any]) -> None:
-        await self._write_protected(encode(message))
-
-    async def _write_protected(self, data: bytes) -> None:
-        """A write that cancelling the caller cannot cut in half (``close`` waits for it)."""
-        write = asyncio.create_task(self._write(data))
-        self._writes.add(write)
-        write.add_done_callback(self._writes.discard)
-        await asyncio.shield(write)
-
-    async def _write(self, data: bytes) -> None:
-        async with self._write_lock:
-            if self._broken:
-                return
-            try:
-                await self._send(data)
-            except Exception:
-                # The transport is gone; the listener will close this connection.
-                log.warning(
-                    "mcp: cannot write to %s's connection", self._requester_id, exc_info=True
-                )
-                self._broken = True
+    def _write(self, data: bytes) -> None:
+        if self._broken:
+            return
+        try:
+            self._send(data)
+        except Exception:
+            # The transport is gone; the listener will close this connection.
+            log.warning("mcp: cannot write to %s's connection", self._requester_id, exc_info=True)
+            self._broken = True

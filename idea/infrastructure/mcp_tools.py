@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import json
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -262,7 +262,7 @@ class ProgressReporter:
 
     def __init__(
         self,
-        emit: Callable[[dict[str, Any]], Awaitable[None]],
+        emit: Callable[[dict[str, Any]], None],
         token: str | int | float,
         target: str,
         interval_s: float,
@@ -284,7 +284,7 @@ class ProgressReporter:
             self._changed.set()
 
     async def stop(self) -> None:
-        """Wake the loop and wait for it: a notification being written is never cut in half."""
+        """Wake the loop and wait for it: no notification is sent after this returns."""
         self._stopped = True
         self._changed.set()
         await self._task
@@ -308,9 +308,7 @@ class ProgressReporter:
                 "progress": self._count,
                 "message": self._message(),
             }
-            await self._emit(
-                {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
-            )
+            self._emit({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
 
     def _message(self) -> str:
         last, target = self._last, self._target

@@ -44,21 +44,35 @@ def frame_length(header: bytes) -> int:
 
 
 class FrameDecoder:
-    """Bytes in, complete frame payloads out, whatever the chunking."""
+    """Bytes in, complete frame payloads out, whatever the chunking; a frame that comes in many
+    chunks is copied once, when complete."""
 
     def __init__(self) -> None:
         self._buffer = bytearray()
+        self._need = HEADER_BYTES  # bytes the buffer must hold before anything can be decoded
 
     def feed(self, data: bytes) -> list[bytes]:
-        self._buffer += data
+        if self._buffer:
+            self._buffer += data
+            if len(self._buffer) < self._need:
+                return []
+            data = bytes(self._buffer)
+            self._buffer.clear()
         frames = []
-        while len(self._buffer) >= HEADER_BYTES:
-            length = frame_length(bytes(self._buffer[:HEADER_BYTES]))
-            end = HEADER_BYTES + length
-            if len(self._buffer) < end:
+        start, size = 0, len(data)
+        while size - start >= HEADER_BYTES:
+            end = start + HEADER_BYTES + frame_length(data[start : start + HEADER_BYTES])
+            if end > size:
                 break
-            frames.append(bytes(self._buffer[HEADER_BYTES:end]))
-            del self._buffer[:end]
+            frames.append(data[start + HEADER_BYTES : end])
+            start = end
+        if start < size:
+            self._buffer += memoryview(data)[start:]
+            self._need = (
+                HEADER_BYTES + frame_length(data[start : start + HEADER_BYTES])
+                if size - start >= HEADER_BYTES
+                else HEADER_BYTES
+            )
         return frames
 
 
@@ -104,3 +118,21 @@ def reject(code: str, message: str) -> bytes:
 
 def rpc(data: bytes) -> bytes:
     return pack({"t": "rpc", "data": data})
+
+
+def rpc_frame(data: bytes) -> bytes:
+    """``encode_frame(rpc(data))`` in one step: the header and the msgpack map's fixed head are
+    written around ``data`` with one copy of it."""
+    if len(data) > MAX_FRAME - _RPC_OVERHEAD:
+        raise ProtocolError(f"frame of {len(data) + _RPC_OVERHEAD} bytes exceeds {MAX_FRAME}")
+    if len(data) < 0x100:
+        head = _RPC_HEAD + b"\xc4" + bytes((len(data),))
+    elif len(data) < 0x10000:
+        head = _RPC_HEAD + b"\xc5" + len(data).to_bytes(2, "big")
+    else:
+        head = _RPC_HEAD + b"\xc6" + len(data).to_bytes(4, "big")
+    return b"".join((_HEADER.pack(len(head) + len(data)), head, data))
+
+
+_RPC_HEAD = pack({"t": "rpc", "data": b""})[:-2]  # the map up to the bin header of "data"
+_RPC_OVERHEAD = len(_RPC_HEAD) + 5

@@ -27,8 +27,8 @@ class EchoHandler:
         self.requester = requester
         self.send = send
 
-    async def handle(self, message):
-        await self.send(self.requester.encode() + b":" + message[::-1])
+    def receive(self, message):
+        self.send(self.requester.encode() + b":" + message[::-1])
 
     async def close(self):
         EchoHandler.closed.append(self.requester)

@@ -1,17 +1,24 @@
-"""``relay`` with in-memory stdio and a fake channel: no process, no socket."""
+"""``relay`` against a fake app, with both drivers: the select loop (real pipes and a socket
+pair, no process) and the stdin thread (in-memory streams, as for a Windows named pipe)."""
 
+import contextlib
 import io
 import json
+import os
 import queue
+import socket
+import sys
 import threading
 
 import pytest
 
+from idea.bridge.channel import SocketChannel
 from idea.bridge.relay import EXIT_APP_GONE, EXIT_OK, EXIT_REJECTED, relay
 from idea.protocol import jsonrpc, loopback
 
 WAIT = 5.0
 EOF_MARK = object()
+DRIVERS = ["threads"] if sys.platform == "win32" else ["select", "threads"]
 
 
 class FakeStdin:
@@ -31,6 +38,41 @@ class FakeStdin:
 
     def readline(self):
         return self._lines.get(timeout=WAIT * 2)
+
+
+class PipeStdin:
+    """The same over a real pipe (the select loop reads its descriptor)."""
+
+    def __init__(self):
+        self._read, self._write = os.pipe()
+        self._lock = threading.Lock()
+        self._file = None
+
+    def fileno(self):
+        return self._read
+
+    def readline(self):  # for the thread driver (a writer without a descriptor)
+        if self._file is None:
+            self._file = open(self._read, "rb", closefd=False)  # noqa: SIM115
+        return self._file.readline()
+
+    def feed(self, data):
+        with self._lock:
+            if self._write is not None:
+                os.write(self._write, data)
+
+    def feed_json(self, message):
+        self.feed(json.dumps(message).encode() + b"\n")
+
+    def eof(self):
+        with self._lock:
+            if self._write is not None:
+                os.close(self._write)
+                self._write = None
+
+    def close(self):
+        self.eof()
+        os.close(self._read)
 
 
 class FakeStdout:
@@ -64,6 +106,40 @@ class FakeStdout:
         return self.lines()
 
 
+class PipeStdout(FakeStdout):
+    """The same over a real pipe: a thread collects what the relay writes to the descriptor;
+    ``broken``: nobody reads the pipe (its read end is closed)."""
+
+    def __init__(self, max_chunk=None, broken=False):
+        super().__init__()
+        self._read, self._write = os.pipe()
+        self._reader = None
+        if broken:
+            os.close(self._read)
+        else:
+            self._reader = threading.Thread(target=self._collect, daemon=True)
+            self._reader.start()
+
+    def fileno(self):
+        return self._write
+
+    def _collect(self):
+        while chunk := os.read(self._read, 65536):
+            with self._changed:
+                self.data += chunk
+                self._changed.notify_all()
+        os.close(self._read)
+
+    def lines(self):
+        return [json.loads(line) for line in bytes(self.data).splitlines()]
+
+    def close(self):
+        with contextlib.suppress(OSError):
+            os.close(self._write)
+        if self._reader is not None:
+            self._reader.join(WAIT)
+
+
 class FakeChannel:
     """The app side in memory: ``sent`` gets what the bridge sends; ``app`` reacts to it."""
 
@@ -73,8 +149,15 @@ class FakeChannel:
         self._inbox = queue.Queue()
         self._app = app or (lambda channel, message: None)
         self._greeting = loopback.welcome() if greeting is None else greeting
+        self.bridge_side = self  # what the relay is given
+        self.greeted = threading.Event()
 
     def push(self, payload):
+        """A message from the app, sent once the bridge was greeted (as the real app does)."""
+        assert self.greeted.wait(WAIT), "no hello from the bridge"
+        self._push_now(payload)
+
+    def _push_now(self, payload):
         self._inbox.put(payload)
 
     def push_rpc(self, message):
@@ -83,16 +166,25 @@ class FakeChannel:
     def app_closes(self):
         self._inbox.put(EOF_MARK)
 
-    def send(self, payload):
-        if self.closed.is_set():
-            raise OSError("closed")
+    def receive(self, payload):
+        """One payload from the bridge."""
         message = loopback.unpack(payload)
         self.sent.put(message)
         if message["t"] == "hello":
             if self._greeting != b"silent":
-                self.push(self._greeting)
+                self._push_now(self._greeting)
+            self.greeted.set()
         else:
             self._app(self, message)
+
+    def send(self, payload):
+        if self.closed.is_set():
+            raise OSError("closed")
+        self.receive(payload)
+
+    def send_frame(self, frame):
+        assert loopback.frame_length(frame[: loopback.HEADER_BYTES]) == len(frame) - 4
+        self.send(frame[loopback.HEADER_BYTES :])
 
     def recv(self, timeout=None):
         try:
@@ -117,6 +209,41 @@ class FakeChannel:
                 return message["data"]
 
 
+class SocketFakeChannel(FakeChannel):
+    """The same app behind a real socket pair: the relay gets a ``SocketChannel``; a thread on
+    the other end answers it. ``closed`` is set once the bridge closed its end."""
+
+    def __init__(self, greeting=None, app=None):
+        super().__init__(greeting, app)
+        app_sock, bridge_sock = socket.socketpair()
+        self._sock = app_sock
+        self._send_lock = threading.Lock()
+        self.bridge_side = SocketChannel(bridge_sock)
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self):
+        decoder = loopback.FrameDecoder()
+        with contextlib.suppress(OSError):
+            while data := self._sock.recv(65536):
+                for payload in decoder.feed(data):
+                    self.receive(payload)
+        self.closed.set()
+
+    def _push_now(self, payload):
+        with self._send_lock, contextlib.suppress(OSError):
+            self._sock.sendall(loopback.encode_frame(payload))
+
+    def app_closes(self):
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self):
+        self.bridge_side.close()
+        self._thread.join(WAIT)
+        self._sock.close()
+
+
 def echo_app(channel, message):
     request = json.loads(message["data"])
     if "id" in request and request.get("method") != "hold":
@@ -126,9 +253,10 @@ def echo_app(channel, message):
 class Run:
     """``relay`` on a thread (it blocks like a process main), bounded join."""
 
-    def __init__(self, channel, stdin=None, stdout=None, **kwargs):
-        self.stdin = stdin or FakeStdin()
-        self.stdout = stdout or FakeStdout()
+    def __init__(self, driver, channel, stdin=None, stdout=None, **kwargs):
+        threads = driver == "threads"
+        self.stdin = stdin or (FakeStdin() if threads else PipeStdin())
+        self.stdout = stdout or (FakeStdout() if threads else PipeStdout())
         self.stderr = io.StringIO()
         self.channel = channel
         self.code = None
@@ -139,35 +267,58 @@ class Run:
         self._thread.start()
 
     def _main(self, kwargs):
-        self.code = relay(self.stdin, self.stdout, self.channel, self.stderr, **kwargs)
+        self.code = relay(self.stdin, self.stdout, self.channel.bridge_side, self.stderr, **kwargs)
 
     def result(self):
         self._thread.join(WAIT)
         assert not self._thread.is_alive(), "relay did not return"
+        if isinstance(self.stdout, PipeStdout):
+            self.stdout.close()  # the relay is done: collect everything it wrote
         return self.code
 
     def stderr_lines(self):
         return self.stderr.getvalue().splitlines()
 
+    def cleanup(self):
+        self.stdin.eof()
+        self.channel.close()
+        self.result()
+        for stream in (self.stdin, self.stdout):
+            if hasattr(stream, "close"):
+                stream.close()
+
+
+@pytest.fixture(params=DRIVERS)
+def driver(request):
+    return request.param
+
 
 @pytest.fixture
-def runs():
+def channel_type(driver):
+    return FakeChannel if driver == "threads" else SocketFakeChannel
+
+
+@pytest.fixture
+def stdout_type(driver):
+    return FakeStdout if driver == "threads" else PipeStdout
+
+
+@pytest.fixture
+def runs(driver):
     started = []
 
     def start(*args, **kwargs):
-        run = Run(*args, **kwargs)
+        run = Run(driver, *args, **kwargs)
         started.append(run)
         return run
 
     yield start
     for run in started:  # never leave a relay thread behind
-        run.stdin.eof()
-        run.channel.close()
-        run.result()
+        run.cleanup()
 
 
-def test_hello_then_request_answer_then_stdin_eof(runs):
-    channel = FakeChannel(app=echo_app)
+def test_hello_then_request_answer_then_stdin_eof(runs, channel_type):
+    channel = channel_type(app=echo_app)
     run = runs(channel)
     hello = channel.sent.get(timeout=WAIT)
     assert hello == {"t": "hello", "v": 1, "project": "proj", "requester": "agent-a", "pid": 4242}
@@ -175,12 +326,12 @@ def test_hello_then_request_answer_then_stdin_eof(runs):
     assert run.stdout.wait_lines(1) == [jsonrpc.result(1, {"echo": "initialize"})]
     run.stdin.eof()
     assert run.result() == EXIT_OK
-    assert channel.closed.is_set()
+    assert channel.closed.wait(WAIT)
     assert run.stderr.getvalue() == ""
 
 
-def test_reject_is_one_stderr_line_with_code_and_message_exit_2(runs):
-    channel = FakeChannel(greeting=loopback.reject("UNKNOWN_AGENT", "no agent 'x'"))
+def test_reject_is_one_stderr_line_with_code_and_message_exit_2(runs, channel_type):
+    channel = channel_type(greeting=loopback.reject("UNKNOWN_AGENT", "no agent 'x'"))
     run = runs(channel)
     assert run.result() == EXIT_REJECTED
     assert run.stderr_lines() == [
@@ -189,35 +340,35 @@ def test_reject_is_one_stderr_line_with_code_and_message_exit_2(runs):
     assert run.stdout.data == b""
 
 
-def test_no_welcome_in_time_exits_1(runs):
-    run = runs(FakeChannel(greeting=b"silent"), welcome_timeout=0.05)
+def test_no_welcome_in_time_exits_1(runs, channel_type):
+    run = runs(channel_type(greeting=b"silent"), welcome_timeout=0.05)
     assert run.result() == EXIT_APP_GONE
     assert "did not answer the hello" in run.stderr.getvalue()
 
 
-def test_a_message_other_than_welcome_exits_1(runs):
-    run = runs(FakeChannel(greeting=loopback.rpc(b"{}")))
+def test_a_message_other_than_welcome_exits_1(runs, channel_type):
+    run = runs(channel_type(greeting=loopback.rpc(b"{}")))
     assert run.result() == EXIT_APP_GONE
     assert "instead of a welcome" in run.stderr.getvalue()
 
 
-def test_lines_are_forwarded_without_line_ends_blank_ones_skipped(runs):
-    channel = FakeChannel()
+def test_lines_are_forwarded_without_line_ends_blank_ones_skipped(runs, channel_type):
+    channel = channel_type()
     run = runs(channel)
     run.stdin.feed(b"\r\n")
     run.stdin.feed(b"   \n")
     run.stdin.feed(b'{"jsonrpc":"2.0","id":1,"method":"a"}\r\n')
     run.stdin.feed(b"not json at all\n")
     run.stdin.feed(b'{"jsonrpc":"2.0","method":"last"}')  # no final newline before EOF
+    run.stdin.eof()
     assert channel.next_sent_rpc() == b'{"jsonrpc":"2.0","id":1,"method":"a"}'
     assert channel.next_sent_rpc() == b"not json at all"
     assert channel.next_sent_rpc() == b'{"jsonrpc":"2.0","method":"last"}'
-    run.stdin.eof()
     assert run.result() == EXIT_OK
 
 
-def test_a_multi_line_message_from_the_app_is_written_as_one_line(runs):
-    channel = FakeChannel()
+def test_a_multi_line_message_from_the_app_is_written_as_one_line(runs, channel_type):
+    channel = channel_type()
     run = runs(channel)
     channel.push(loopback.rpc(b'{\n  "jsonrpc": "2.0",\r\n  "method": "x"\n}\n'))
     channel.push(loopback.rpc('{"jsonrpc":"2.0","method":"é"}'.encode()))
@@ -228,15 +379,15 @@ def test_a_multi_line_message_from_the_app_is_written_as_one_line(runs):
     assert bytes(run.stdout.data).count(b"\n") == 2
 
 
-def test_unknown_message_types_from_the_app_are_not_written(runs):
-    channel = FakeChannel()
+def test_unknown_message_types_from_the_app_are_not_written(runs, channel_type):
+    channel = channel_type()
     run = runs(channel)
     channel.push(loopback.pack({"t": "future-thing", "x": 1}))
     channel.push_rpc({"jsonrpc": "2.0", "method": "after"})
     assert run.stdout.wait_lines(1) == [{"jsonrpc": "2.0", "method": "after"}]
 
 
-def test_notifications_are_written_while_a_request_is_pending(runs):
+def test_notifications_are_written_while_a_request_is_pending(runs, channel_type):
     def app(channel, message):
         request = json.loads(message["data"])
         if request.get("method") == "slow":
@@ -244,7 +395,7 @@ def test_notifications_are_written_while_a_request_is_pending(runs):
         elif request.get("method") == "go":
             channel.push_rpc(jsonrpc.result("s", "done"))
 
-    channel = FakeChannel(app=app)
+    channel = channel_type(app=app)
     run = runs(channel)
     run.stdin.feed_json({"jsonrpc": "2.0", "id": "s", "method": "slow"})
     assert run.stdout.wait_lines(1)[0]["method"] == "notifications/progress"
@@ -252,7 +403,7 @@ def test_notifications_are_written_while_a_request_is_pending(runs):
     assert run.stdout.wait_lines(2)[1] == jsonrpc.result("s", "done")
 
 
-def test_app_gone_answers_every_pending_request_and_exits_1(runs):
+def test_app_gone_answers_every_pending_request_and_exits_1(runs, channel_type):
     def app(channel, message):
         request = json.loads(message["data"])
         if isinstance(request, list):
@@ -262,7 +413,7 @@ def test_app_gone_answers_every_pending_request_and_exits_1(runs):
         elif request.get("method") == "die":
             channel.app_closes()
 
-    channel = FakeChannel(app=app)
+    channel = channel_type(app=app)
     run = runs(channel)
     run.stdin.feed_json({"jsonrpc": "2.0", "id": 1, "method": "answered"})
     run.stdout.wait_lines(1)
@@ -286,8 +437,8 @@ def test_app_gone_answers_every_pending_request_and_exits_1(runs):
     assert "closed the connection" in line and "3 pending" in line
 
 
-def test_app_gone_with_nothing_pending_still_exits_1(runs):
-    channel = FakeChannel()
+def test_app_gone_with_nothing_pending_still_exits_1(runs, channel_type):
+    channel = channel_type()
     run = runs(channel)
     channel.sent.get(timeout=WAIT)  # the hello: the relay is past the greeting
     channel.app_closes()
@@ -296,11 +447,11 @@ def test_app_gone_with_nothing_pending_still_exits_1(runs):
     assert len(run.stderr_lines()) == 1
 
 
-def test_garbage_from_the_app_fails_pending_requests(runs):
+def test_garbage_from_the_app_fails_pending_requests(runs, channel_type):
     def app(channel, message):
         channel.push(b"\xc1 not msgpack")
 
-    channel = FakeChannel(app=app)
+    channel = channel_type(app=app)
     run = runs(channel)
     run.stdin.feed_json({"jsonrpc": "2.0", "id": 9, "method": "x"})
     assert run.result() == EXIT_APP_GONE
@@ -308,16 +459,17 @@ def test_garbage_from_the_app_fails_pending_requests(runs):
     assert "loopback protocol" in run.stderr.getvalue()
 
 
-def test_partial_writes_still_give_whole_lines(runs):
-    channel = FakeChannel()
+def test_partial_writes_still_give_whole_lines(runs, channel_type):
+    # A writer object without a descriptor: the thread driver, over either channel.
+    channel = channel_type()
     run = runs(channel, stdout=FakeStdout(max_chunk=3))
     channel.push_rpc({"jsonrpc": "2.0", "method": "a-fairly-long-method-name"})
     assert run.stdout.wait_lines(1) == [{"jsonrpc": "2.0", "method": "a-fairly-long-method-name"}]
 
 
-def test_a_client_that_stopped_reading_ends_the_relay_quietly(runs):
-    channel = FakeChannel()
-    run = runs(channel, stdout=FakeStdout(broken=True))
+def test_a_client_that_stopped_reading_ends_the_relay_quietly(runs, channel_type, stdout_type):
+    channel = channel_type()
+    run = runs(channel, stdout=stdout_type(broken=True))
     channel.push_rpc({"jsonrpc": "2.0", "method": "x"})
     assert run.result() == EXIT_OK
-    assert channel.closed.is_set()
+    assert channel.closed.wait(WAIT)

@@ -14,8 +14,14 @@ from idea.domain import commands as c
 from idea.domain.errors import AgentFailed, IdeaTimeout, NotFound
 from idea.domain.live_state import Status
 from idea.domain.outcome import OrchestratorOutcome
-from idea.infrastructure.mcp_server import LATEST_VERSION, SUPPORTED_VERSIONS, McpConnection
+from idea.infrastructure.mcp_server import (
+    LATEST_VERSION,
+    SUPPORTED_VERSIONS,
+    McpConnection,
+    encode,
+)
 from idea.infrastructure.mcp_tools import TOOLS_BY_NAME
+from idea.protocol import jsonrpc
 
 AGENTS = [
     {
@@ -41,6 +47,7 @@ class FakeBackend:
         self.release = asyncio.Event()
         self.progress_script = []  # AskProgress reported before a held ask waits
         self.list_error = None
+        self.agents = AGENTS
 
     async def dispatch(self, command, requester_id, progress):
         self.calls.append((command, requester_id, progress))
@@ -72,7 +79,7 @@ class FakeBackend:
     def list_agents(self):
         if self.list_error is not None:
             raise self.list_error
-        return AGENTS
+        return self.agents
 
 
 class Outbox:
@@ -82,7 +89,7 @@ class Outbox:
         self.lines = []
         self._changed = asyncio.Event()
 
-    async def send(self, data):
+    def send(self, data):
         assert isinstance(data, bytes)
         assert data.endswith(b"\n") and data.count(b"\n") == 1, data
         self.lines.append(data)
@@ -142,7 +149,7 @@ async def world():
 
 async def ask(conn, outbox, data, id_=1):
     """Send a request, wait for its answer."""
-    await conn.handle(data)
+    conn.receive(data)
     return await outbox.wait_for(answer_to(id_))
 
 
@@ -184,8 +191,8 @@ async def test_initialize_with_an_unknown_version_gets_the_newest(world, version
 
 async def test_initialize_result_shape(world):
     conn, _, outbox = world
-    await conn.handle(rpc("initialize", {"protocolVersion": "2025-06-18"}, id_="init"))
-    # answered before handle returns, as one compact line
+    conn.receive(rpc("initialize", {"protocolVersion": "2025-06-18"}, id_="init"))
+    # answered before receive returns, as one compact line
     assert len(outbox.lines) == 1
     result = json.loads(outbox.lines[0])["result"]
     assert result["capabilities"] == {"tools": {"listChanged": False}}
@@ -195,9 +202,9 @@ async def test_initialize_result_shape(world):
 
 async def test_initialized_notification_and_ping(world):
     conn, _, outbox = world
-    await conn.handle(note("notifications/initialized"))
+    conn.receive(note("notifications/initialized"))
     assert outbox.lines == []
-    await conn.handle(rpc("ping", id_=7))
+    conn.receive(rpc("ping", id_=7))
     assert outbox.messages == [{"jsonrpc": "2.0", "id": 7, "result": {}}]
 
 
@@ -207,8 +214,8 @@ async def test_initialized_notification_and_ping(world):
 async def test_any_other_request_is_refused_at_once(world, method):
     conn, _, outbox = world
     meta = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
-    await conn.handle(rpc(method, meta, id_="d-1"))
-    assert len(outbox.messages) == 1  # before handle returned: no client waits for a timeout
+    conn.receive(rpc(method, meta, id_="d-1"))
+    assert len(outbox.messages) == 1  # before receive returned: no client waits for a timeout
     assert outbox.messages[0]["id"] == "d-1"
     assert outbox.messages[0]["error"]["code"] == -32601
 
@@ -216,8 +223,8 @@ async def test_any_other_request_is_refused_at_once(world, method):
 async def test_other_notifications_are_ignored(world):
     conn, _, outbox = world
     for method in ["notifications/roots/list_changed", "notifications/progress", "whatever"]:
-        await conn.handle(note(method, {"x": 1}))
-    await conn.handle(note("notifications/cancelled", {"requestId": 99}))
+        conn.receive(note(method, {"x": 1}))
+    conn.receive(note("notifications/cancelled", {"requestId": 99}))
     assert outbox.lines == []
 
 
@@ -369,6 +376,20 @@ async def test_list_agents_and_board_are_json_text_and_structured_content(world)
     assert result["structuredContent"] == BOARD
 
 
+@pytest.mark.parametrize("id_", ["abc", "ünïcødé", "\ud800", 7, 2**70, 1.5])
+async def test_the_agent_list_is_written_as_any_answer_and_follows_changes(world, id_):
+    conn, backend, outbox = world
+    conn.receive(call("idea_list_agents", id_=id_))
+    result = json.loads(outbox.lines[-1])["result"]
+    assert outbox.lines[-1] == encode(jsonrpc.result(id_, result))  # byte for byte
+    conn.receive(call("idea_list_agents", id_=id_))  # unchanged: the same bytes again
+    assert outbox.lines[-1] == outbox.lines[-2]
+    backend.agents = [*AGENTS, {**AGENTS[0], "name": "eve", "id": "a2"}]
+    conn.receive(call("idea_list_agents", id_=id_))
+    listed = json.loads(outbox.lines[-1])["result"]["structuredContent"]["agents"]
+    assert [agent["name"] for agent in listed] == ["bob", "eve"]
+
+
 async def test_no_structured_content_for_clients_older_than_2025_06_18(world):
     conn, _, outbox = world
     await ask(conn, outbox, rpc("initialize", {"protocolVersion": "2025-03-26"}, id_=0), 0)
@@ -460,7 +481,7 @@ NULL_ID_CASES = [
 @pytest.mark.parametrize(("raw", "code"), NULL_ID_CASES)
 async def test_malformed_messages_get_an_error_with_a_null_id(world, raw, code):
     conn, _, outbox = world
-    await conn.handle(raw)
+    conn.receive(raw)
     assert len(outbox.messages) == 1
     assert outbox.messages[0]["id"] is None
     assert outbox.messages[0]["error"]["code"] == code
@@ -498,7 +519,7 @@ ID_CASES = [
 @pytest.mark.parametrize(("message", "code"), ID_CASES)
 async def test_invalid_requests_with_a_valid_id_echo_it(world, message, code):
     conn, _, outbox = world
-    await conn.handle(json.dumps(message).encode())
+    conn.receive(json.dumps(message).encode())
     assert len(outbox.messages) == 1
     assert outbox.messages[0]["id"] == 5
     assert outbox.messages[0]["error"]["code"] == code
@@ -509,9 +530,9 @@ async def test_a_line_over_the_limit_is_refused_without_parsing():
     outbox = Outbox()
     conn = McpConnection(FakeBackend(), "alice", outbox.send, max_message_bytes=1000)
     huge = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 2000}}
-    await conn.handle(json.dumps(huge).encode())
+    conn.receive(json.dumps(huge).encode())
     assert outbox.messages[0]["error"]["code"] == -32600
-    await conn.handle(rpc("ping", {"pad": "x" * 500}, id_=2))  # under the limit: fine
+    conn.receive(rpc("ping", {"pad": "x" * 500}, id_=2))  # under the limit: fine
     assert outbox.messages[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
     await conn.close()
 
@@ -527,17 +548,17 @@ async def test_blank_lines_and_client_responses_are_ignored(world):
     conn, _, outbox = world
     for raw in [b"", b"\r\n", b"   ", b'{"jsonrpc": "2.0", "id": 3, "result": {}}',
                 b'{"jsonrpc": "2.0", "id": 4, "error": {"code": 1, "message": "m"}}']:  # fmt: skip
-        await conn.handle(raw)
+        conn.receive(raw)
     assert outbox.lines == []
-    await conn.handle(b'\xef\xbb\xbf{"jsonrpc": "2.0", "id": 1, "method": "ping"}\r\n')
+    conn.receive(b'\xef\xbb\xbf{"jsonrpc": "2.0", "id": 1, "method": "ping"}\r\n')
     assert outbox.messages == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
 
 
 @pytest.mark.parametrize("id_", ["abc", "", "1", "ünïcødé", 1, 0, -5, 2**70, 1.5, "\ud800"])
 async def test_ids_are_echoed_exactly(world, id_):
     conn, _, outbox = world
-    await conn.handle(json.dumps({"jsonrpc": "2.0", "id": id_, "method": "ping"}).encode())
-    await conn.handle(call("idea_list_agents", id_=id_))
+    conn.receive(json.dumps({"jsonrpc": "2.0", "id": id_, "method": "ping"}).encode())
+    conn.receive(call("idea_list_agents", id_=id_))
     await outbox.wait_for(lambda m: len(outbox.lines) == 2)
     for message in outbox.messages:
         assert same_id(message["id"], id_)
@@ -545,13 +566,13 @@ async def test_ids_are_echoed_exactly(world, id_):
 
 
 async def test_a_send_that_fails_never_reaches_the_caller():
-    async def broken(data):
+    def broken(data):
         raise ConnectionResetError("gone")
 
     conn = McpConnection(FakeBackend(), "alice", broken)
-    await conn.handle(rpc("ping"))
-    await conn.handle(b"garbage")
-    await conn.handle(call("idea_list_agents", id_=2))
+    conn.receive(rpc("ping"))
+    conn.receive(b"garbage")
+    conn.receive(call("idea_list_agents", id_=2))
     await conn.close()
 
 
@@ -560,7 +581,7 @@ async def test_a_send_that_fails_never_reaches_the_caller():
 
 async def test_ping_and_other_calls_are_answered_while_an_ask_waits(world):
     conn, backend, outbox = world
-    await conn.handle(call("idea_ask_agent", {"target": "hold", "task": "long"}, id_="ask"))
+    conn.receive(call("idea_ask_agent", {"target": "hold", "task": "long"}, id_="ask"))
     await backend.started.wait()
     await ask(conn, outbox, rpc("ping", id_="p"), "p")
     result = await tool(conn, outbox, "idea_workstate_get", id_="g")
@@ -573,10 +594,10 @@ async def test_ping_and_other_calls_are_answered_while_an_ask_waits(world):
 
 async def test_cancelling_a_pending_ask_interrupts_it_and_sends_no_answer(world):
     conn, backend, outbox = world
-    await conn.handle(call("idea_ask_agent", {"target": "hold", "task": "t"}, id_=12))
+    conn.receive(call("idea_ask_agent", {"target": "hold", "task": "t"}, id_=12))
     await backend.started.wait()
-    await conn.handle(note("notifications/cancelled", {"requestId": "12"}))  # another id
-    await conn.handle(note("notifications/cancelled", {"requestId": 12, "reason": "user"}))
+    conn.receive(note("notifications/cancelled", {"requestId": "12"}))  # another id
+    conn.receive(note("notifications/cancelled", {"requestId": 12, "reason": "user"}))
     await settle(conn)
     assert backend.cancelled == [c.AskAgent("hold", "t")]
     await still_works(conn, outbox)
@@ -585,8 +606,8 @@ async def test_cancelling_a_pending_ask_interrupts_it_and_sends_no_answer(world)
 
 async def test_a_call_cancelled_before_it_starts_is_forgotten(world):
     conn, backend, outbox = world
-    await conn.handle(call("idea_ask_agent", {"target": "bob", "task": "t"}, id_=1))
-    await conn.handle(note("notifications/cancelled", {"requestId": 1}))
+    conn.receive(call("idea_ask_agent", {"target": "bob", "task": "t"}, id_=1))
+    conn.receive(note("notifications/cancelled", {"requestId": 1}))
     await settle(conn)
     await still_works(conn, outbox)
     assert backend.calls == []
@@ -594,9 +615,9 @@ async def test_a_call_cancelled_before_it_starts_is_forgotten(world):
 
 async def test_a_duplicate_id_in_flight_is_refused(world):
     conn, backend, outbox = world
-    await conn.handle(call("idea_ask_agent", {"target": "hold", "task": "t"}, id_=1))
+    conn.receive(call("idea_ask_agent", {"target": "hold", "task": "t"}, id_=1))
     await backend.started.wait()
-    await conn.handle(call("idea_list_agents", id_=1))
+    conn.receive(call("idea_list_agents", id_=1))
     assert outbox.messages[-1]["error"]["code"] == -32600
     backend.release.set()
     answer = await outbox.wait_for(lambda m: answer_to(1)(m) and "result" in m)
@@ -605,12 +626,12 @@ async def test_a_duplicate_id_in_flight_is_refused(world):
 
 async def test_close_cancels_what_is_in_flight(world):
     conn, backend, outbox = world
-    await conn.handle(call("idea_ask_agent", {"target": "hold", "task": "t"}, id_=1))
+    conn.receive(call("idea_ask_agent", {"target": "hold", "task": "t"}, id_=1))
     await backend.started.wait()
     await conn.close()
     assert backend.cancelled == [c.AskAgent("hold", "t")]
     assert conn.pending_requests == 0
-    await conn.handle(rpc("ping", id_=2))  # closed: nothing more is sent
+    conn.receive(rpc("ping", id_=2))  # closed: nothing more is sent
     assert outbox.lines == []
 
 
@@ -626,7 +647,7 @@ async def test_progress_notifications_while_an_ask_waits(world):
     conn, backend, outbox = world
     backend.progress_script = [AskProgress("hold", 2, True), AskProgress("hold", 0, True)]
     arguments = {"target": "hold", "task": "t"}
-    await conn.handle(call("idea_ask_agent", arguments, id_=1, meta={"progressToken": "tok"}))
+    conn.receive(call("idea_ask_agent", arguments, id_=1, meta={"progressToken": "tok"}))
     await backend.started.wait()
     # heartbeats keep coming while the target works (interval 0.02 s in this fixture)
     await outbox.wait_for(lambda _: len(progress_of(outbox, "tok")) >= 4)
@@ -649,7 +670,7 @@ async def test_progress_reports_the_queue_position_first(world):
     conn, backend, outbox = world
     backend.progress_script = [AskProgress("hold", 2, True)]
     meta = {"progressToken": 77, "threadId": "th"}  # unknown _meta fields are fine
-    await conn.handle(call("idea_ask_agent", {"target": "hold", "task": "t"}, id_=1, meta=meta))
+    conn.receive(call("idea_ask_agent", {"target": "hold", "task": "t"}, id_=1, meta=meta))
     first = await outbox.wait_for(lambda m: m.get("method") == "notifications/progress")
     assert first["params"]["progressToken"] == 77
     assert "position 2" in first["params"]["message"]
@@ -659,7 +680,7 @@ async def test_progress_reports_the_queue_position_first(world):
 
 async def test_no_progress_without_a_token(world):
     conn, backend, outbox = world
-    await conn.handle(call("idea_ask_agent", {"target": "hold", "task": "t"}, id_=1))
+    conn.receive(call("idea_ask_agent", {"target": "hold", "task": "t"}, id_=1))
     await backend.started.wait()
     backend.release.set()
     await outbox.wait_for(answer_to(1))
@@ -782,7 +803,7 @@ async def feed(batch):
     conn = McpConnection(FakeBackend(), "alice", outbox.send)
     for raw in batch:
         before = len(outbox.lines)
-        await conn.handle(raw)
+        conn.receive(raw)
         for _ in range(50):  # a fake backend answers within a few loop turns
             if not conn.pending_requests:
                 break
@@ -790,7 +811,7 @@ async def feed(batch):
         assert conn.pending_requests == 0
         check_answers(raw, outbox.messages[before:])
         FUZZ_INPUTS.append(1)
-    await conn.handle(rpc("ping", id_="last"))
+    conn.receive(rpc("ping", id_="last"))
     assert outbox.messages[-1] == {"jsonrpc": "2.0", "id": "last", "result": {}}
     await conn.close()
 

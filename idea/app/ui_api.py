@@ -43,7 +43,10 @@ METHODS = (
     *("terminal.attach", "terminal.detach", "terminal.write", "terminal.resize", "chat.send"),
     *("chat.history", "chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
 )
-LAYOUT_OPS = ("split", "close", "add_tab", "close_tab", "set_active_tab", "resize", "bind")
+LAYOUT_OPS = (
+    *("split", "close", "add_tab", "close_tab", "set_active_tab", "rename_tab", "resize"),
+    "bind",
+)
 DELEGATIONS_DEFAULT, DELEGATIONS_MAX = 100, 1000
 TERMINAL_MAX = 10_000  # rows or columns
 
@@ -205,6 +208,8 @@ class UiApi:
             return layouts.close_tab(_text(p, "tab_id")), {}
         if op == "set_active_tab":
             return layouts.set_active_tab(_text(p, "tab_id")), {}
+        if op == "rename_tab":
+            return layouts.rename_tab(_text(p, "tab_id"), _text(p, "title")), {}
         if op == "resize":
             sizes = p.get("sizes")
             numbers = [

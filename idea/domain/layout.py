@@ -19,6 +19,7 @@ from idea.domain.json_types import JsonObject, JsonValue
 
 VERSION = 1
 DEFAULT_TAB_TITLE = "Main"
+TAB_TITLE_MAX = 60
 
 Direction: TypeAlias = Literal["row", "column"]
 View: TypeAlias = Literal["terminal", "chat"]
@@ -235,6 +236,17 @@ class Layouts:
     def set_active_tab(self, tab_id: str) -> Layouts:
         self._tab_index(tab_id)
         return replace(self, active_tab=tab_id)
+
+    def rename_tab(self, tab_id: str, title: str) -> Layouts:
+        """Give a tab a new title: trimmed, 1 to ``TAB_TITLE_MAX`` characters (``Invalid``)."""
+        index = self._tab_index(tab_id)
+        clean = title.strip()
+        if not clean or len(clean) > TAB_TITLE_MAX or any(ord(c) < 32 for c in clean):
+            raise Invalid(
+                f"title: expected 1 to {TAB_TITLE_MAX} printable characters, got {title!r}"
+            )
+        tab = replace(self.tabs[index], title=clean)
+        return replace(self, tabs=(*self.tabs[:index], tab, *self.tabs[index + 1 :]))
 
     def resize(self, split_id: str, sizes: Sequence[float]) -> Layouts:
         """Set a split's sizes: one positive number per child, stored normalised to sum 1."""

@@ -120,6 +120,19 @@ def test_tabs_resize_and_go_to_cell(served: str, page: Page) -> None:
     expect(page.locator(".tab").first).to_have_class(re.compile("active"))
     expect(cell_of(page, "sh").locator(".xterm")).to_be_visible()
 
+    # Rename the second tab in place (double-click); Escape cancels, Enter saves, it persists.
+    second = page.locator(".tab").nth(1)
+    second.locator(".tab-title").dblclick()
+    page.get_by_label("Tab name").fill("Ignored")
+    page.get_by_label("Tab name").press("Escape")
+    expect(second.locator(".tab-title")).to_have_text("Tab 2")
+    second.locator(".tab-title").dblclick()
+    page.get_by_label("Tab name").fill("Review")
+    page.get_by_label("Tab name").press("Enter")
+    expect(second.locator(".tab-title")).to_have_text("Review")
+    page.reload()
+    expect(page.locator(".tab").nth(1).locator(".tab-title")).to_have_text("Review")
+
     # Close the second tab.
     page.locator(".tab").nth(1).locator(".tab-close").click()
     expect(page.locator(".tab")).to_have_count(1)

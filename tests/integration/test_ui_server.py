@@ -784,3 +784,15 @@ async def test_a_project_that_fails_to_open_leaves_the_current_one(runtime, dist
     finally:
         await api.ws.close()
         await client.close()
+
+
+async def test_a_tab_is_renamed_and_a_bad_title_names_the_field(api, runtime):
+    tab = (await api.ok("layouts.get"))["tabs"][0]["id"]
+    renamed = await api.ok("layouts.apply", op="rename_tab", tab_id=tab, title=" Backend ")
+    assert renamed["layouts"]["tabs"][0]["title"] == "Backend"
+    await api.event("LayoutChanged")
+    assert runtime.layouts().tabs[0].title == "Backend"
+    error = await api.fail("layouts.apply", op="rename_tab", tab_id=tab, title="   ")
+    assert (error["code"], error["message"].split(":")[0]) == ("INVALID", "title")
+    missing = await api.fail("layouts.apply", op="rename_tab", tab_id=tab)
+    assert (missing["code"], missing["field"]) == ("MISSING_FIELD", "title")

@@ -672,3 +672,22 @@ def test_split_then_close_restores_and_close_keeps_the_layout_valid(
     if target.id in remaining:  # it was the tab's only cell: an empty one takes its place
         assert shrunk.find_leaf(target.id) == Leaf(target.id)
     assert set(remaining) - {target.id} == {leaf.id for leaf in layouts.leaves()} - {target.id}
+
+
+def test_rename_tab_trims_and_keeps_the_rest() -> None:
+    layouts = Layouts.from_json(sample_json())
+    renamed = layouts.rename_tab("t2", "  Review  ")
+    assert [tab.title for tab in renamed.tabs] == [layouts.tabs[0].title, "Review"]
+    assert renamed.tabs[1].root == layouts.tabs[1].root
+    assert renamed.active_tab == layouts.active_tab
+
+
+@pytest.mark.parametrize("title", ["", "   ", "x" * 61, "a\nb"])
+def test_rename_tab_refuses_a_bad_title(title: str) -> None:
+    with pytest.raises(Invalid, match=r"^title:"):
+        Layouts.from_json(sample_json()).rename_tab("t1", title)
+
+
+def test_rename_tab_of_an_unknown_tab() -> None:
+    with pytest.raises(NotFound):
+        Layouts.from_json(sample_json()).rename_tab("nope", "x")

@@ -55,6 +55,10 @@ def test_split_terminal_chat_reload_board_and_log(served: str, page: Page) -> No
     expect(cell_of(page, "bot").locator(".msg.assistant")).to_have_text(f"echo: {message}")
     expect(cell_of(page, "bot").locator(".chat-busy")).to_be_hidden()
     expect(cell_of(page, "bot").locator(".msg.tool summary")).to_contain_text("mcp__idea__ping")
+    # The board (the side panel's first view) follows: both agents are live.
+    for name, mode in (("sh", "terminal"), ("bot", "structured")):
+        badge = page.locator(f'.board-row[data-agent="{name}"] .badge').first
+        expect(badge).to_have_text(mode)
     screenshot(page, "workspace")
 
     # Reload: the terminal re-attaches and replays its scrollback.

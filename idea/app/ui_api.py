@@ -302,7 +302,8 @@ class UiApi:
         return {"reply": outcome.reply}
 
     def chat_history(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        return self._history(self._s.agents.get(_text(p, "name")).id)
+        agent_id = self._s.agents.get(_text(p, "name")).id
+        return {**self._history(agent_id), "queued": self._rt.ask.queue_length(agent_id)}
 
     async def chat_interrupt(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         agent = self._s.agents.get(_text(p, "name"))

@@ -117,14 +117,25 @@ class AgentInbox(Generic[T]):
 class Inboxes(Generic[T]):
     """All agents' inboxes; created on first use."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_length: Callable[[str, int], None] | None = None) -> None:
+        """``on_length(agent_id, queue_length)`` is called each time an inbox's length changes."""
         self._inboxes: dict[str, AgentInbox[T]] = {}
         self._ids = itertools.count(1)
+        self._on_length = on_length
+        self._lengths: dict[str, int] = {}
 
     def inbox(self, agent_id: str) -> AgentInbox[T]:
         if agent_id not in self._inboxes:
-            self._inboxes[agent_id] = AgentInbox(agent_id)
+            inbox: AgentInbox[T] = AgentInbox(agent_id)
+            inbox.changed.append(lambda: self._length_changed(agent_id))
+            self._inboxes[agent_id] = inbox
         return self._inboxes[agent_id]
+
+    def _length_changed(self, agent_id: str) -> None:
+        length = self.queue_length(agent_id)
+        if self._on_length is not None and self._lengths.get(agent_id, 0) != length:
+            self._lengths[agent_id] = length
+            self._on_length(agent_id, length)
 
     def submit(self, agent_id: str, job: Job[T]) -> QueuedTurn[T]:
         item: QueuedTurn[T] = QueuedTurn(

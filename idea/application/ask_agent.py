@@ -24,7 +24,12 @@ from idea.application.live_sessions import LiveSessions
 from idea.application.ports import AgentStore
 from idea.domain.agent import Agent
 from idea.domain.errors import Conflict, IdeaError, IdeaTimeout, Invalid
-from idea.domain.events import AgentReplied, AgentTurnFinished, AgentTurnStarted
+from idea.domain.events import (
+    AgentQueueChanged,
+    AgentReplied,
+    AgentTurnFinished,
+    AgentTurnStarted,
+)
 from idea.domain.profile import Mode
 
 DEFAULT_TURN_TIMEOUT_S = 300.0
@@ -92,7 +97,9 @@ class AskAgent:
         self._events = events
         self._default_timeout_s = default_timeout_s
         self._queue_cap_s = queue_cap_s
-        self.inboxes: Inboxes[str] = Inboxes()
+        self.inboxes: Inboxes[str] = Inboxes(
+            lambda agent_id, queued: events.publish(AgentQueueChanged(agent_id, queued))
+        )
         self.waits = WaitGraph()
 
     async def __call__(

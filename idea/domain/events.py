@@ -166,6 +166,17 @@ class AgentTurnStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class AgentQueueChanged:
+    """How many asks an agent holds (the running turn included) changed."""
+
+    agent_id: str
+    queued: int
+
+    def to_json(self) -> JsonObject:
+        return {"type": "AgentQueueChanged", "agent_id": self.agent_id, "queued": self.queued}
+
+
+@dataclass(frozen=True, slots=True)
 class AgentTurnFinished:
     agent_id: str
     ok: bool
@@ -214,6 +225,7 @@ DomainEvent: TypeAlias = (
     | OrchestratorRequestProcessed
     | LiveStateChanged
     | AgentTurnStarted
+    | AgentQueueChanged
     | AgentTurnFinished
     | AgentsChanged
     | LayoutChanged
@@ -227,6 +239,7 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     OrchestratorRequestProcessed,
     LiveStateChanged,
     AgentTurnStarted,
+    AgentQueueChanged,
     AgentTurnFinished,
     AgentsChanged,
     LayoutChanged,

@@ -334,3 +334,24 @@ def test_open_another_project_by_path_then_back_from_recent(
     back.click()
     expect(page.locator(".project-name")).to_have_text("project")
     expect(page.locator('.picker-row[data-agent="sh"]')).to_be_visible()
+
+
+@pytest.mark.timeout(90)
+def test_chat_shows_what_waits_in_the_agents_queue_and_stop_moves_it_on(
+    served: str, page: Page
+) -> None:
+    open_app(page, served)
+    page.locator('.picker-row[data-agent="bot"] .picker-main').click()
+    composer = cell_of(page, "bot").locator(".chat-input")
+    composer.fill("SLOW task")
+    composer.press("Enter")
+    busy = cell_of(page, "bot").locator(".chat-busy")
+    expect(busy).to_have_text("working…")
+    composer.fill("next one")
+    composer.press("Enter")
+    expect(busy).to_have_text("working… · 1 more waiting")
+    expect(cell_of(page, "bot").locator(".msg.user.pending")).to_have_text("next one")
+    cell_of(page, "bot").locator(".chat-buttons").get_by_role("button", name="Stop").click()
+    expect(cell_of(page, "bot").locator(".msg.assistant").last).to_have_text("echo: next one")
+    expect(busy).to_be_hidden()
+    expect(cell_of(page, "bot").locator(".msg.user.pending")).to_have_count(0)

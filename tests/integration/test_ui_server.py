@@ -550,7 +550,7 @@ async def test_chat_send_goes_through_the_orchestrator_and_pushes_the_turn(api):
 
 
 async def test_chat_history_replays_the_turns_with_the_seq_of_the_live_events(api, runtime):
-    assert await api.ok("chat.history", name="bot") == {"entries": [], "seq": 0}
+    assert await api.ok("chat.history", name="bot") == {"entries": [], "seq": 0, "queued": 0}
     await api.ok("chat.send", name="bot", text="hi")
     # An ask from elsewhere (a request file) shows in the same chat, with its requester.
     runtime.services.agents.save(Agent(id="id-main", name="main", profile="shell"))

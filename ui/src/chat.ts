@@ -8,7 +8,8 @@ import { clear, h } from "./dom";
 export class ChatView {
   readonly el = h("div.chat-view");
   private log = h("div.chat-log");
-  private busy = h("div.chat-busy", {}, h("span.spinner"), "working…");
+  private busyText = h("span.chat-busy-text", {}, "working…");
+  private busy = h("div.chat-busy", {}, h("span.spinner"), this.busyText);
   private input = h("textarea.chat-input", {
     rows: 2,
     placeholder: "Message… (Enter to send, Shift+Enter for a new line)",
@@ -74,7 +75,9 @@ export class ChatView {
         ? t.entries.map(renderEntry)
         : [h("div.chat-empty", {}, `Say something to ${this.agentName}.`)]),
     );
-    this.busy.hidden = !t.busy;
+    const waiting = Math.max(0, t.queued - 1);
+    this.busy.hidden = !t.busy && t.queued === 0;
+    this.busyText.textContent = waiting ? `working… · ${waiting} more waiting` : "working…";
     this.stopBtn.disabled = !t.busy;
     if (atBottom) this.log.scrollTop = this.log.scrollHeight;
   }

@@ -20,6 +20,8 @@ type Transcript = {
   seq: number;
   loading: boolean;
   held: ChatEntry[];
+  /** Asks the agent holds, the running turn included (AgentQueueChanged). */
+  queued: number;
   listeners: Set<() => void>;
 };
 
@@ -28,7 +30,7 @@ const transcripts = new Map<string, Transcript>();
 export function transcript(agentId: string): Transcript {
   let t = transcripts.get(agentId);
   if (!t) {
-    t = { entries: [], busy: false, seeded: false, seq: 0, loading: false, held: [], listeners: new Set() };
+    t = { entries: [], busy: false, seeded: false, seq: 0, loading: false, held: [], queued: 0, listeners: new Set() };
     transcripts.set(agentId, t);
   }
   return t;
@@ -63,6 +65,12 @@ export function setIdle(agentId: string): void {
   const t = transcript(agentId);
   t.busy = false;
   for (const e of t.entries) if (e.kind === "user") e.pending = false;
+  changed(t);
+}
+
+export function setQueued(agentId: string, queued: number): void {
+  const t = transcript(agentId);
+  t.queued = queued;
   changed(t);
 }
 
@@ -126,6 +134,7 @@ export async function seed(agentId: string, agentName: string): Promise<void> {
   t.loading = true;
   try {
     const history = await api.call<ChatHistory>("chat.history", { name: agentName });
+    t.queued = history.queued;
     if (history.entries.length) {
       const mine = t.entries.filter((e) => e.kind === "user" && e.pending);
       t.entries = [];

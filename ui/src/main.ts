@@ -2,7 +2,7 @@
 
 import { api, ApiFailure } from "./api";
 import { bannerHost, hide, showError, showNotice } from "./banner";
-import { forgetTranscripts, onChatEvent } from "./chatlog";
+import { forgetTranscripts, onChatEvent, setQueued } from "./chatlog";
 import { debounce, h } from "./dom";
 import { Workspace } from "./layout";
 import { askPermissionOnGesture, notifiedRecently, notifyAgent, preview, windowFocused } from "./notify";
@@ -64,6 +64,10 @@ for (const ev of ["AgentsChanged", "AgentLaunched", "AgentStopped", "TerminalExi
 }
 api.on("LiveStateChanged", () => (reloadAgents(), refreshBoard()));
 api.on("AgentReplied", refreshBoard);
+api.on("AgentQueueChanged", (d) => {
+  setQueued(String(d.agent_id ?? ""), Number(d.queued ?? 0));
+  refreshBoard();
+});
 
 // Desktop notifications while the window is not focused (notify.ts decides; it skips when focused).
 const agentName = (d: Record<string, unknown>) =>

@@ -99,4 +99,4 @@ export type SessionEvent =
 export type TurnStarted = { type: "turn_started"; requester_id: string | null; prompt: string };
 export type ChatEntry = (SessionEvent | TurnStarted) & { seq: number };
 export type ChatEventData = ChatEntry & { agent_id: string; agent_name: string };
-export type ChatHistory = { entries: ChatEntry[]; seq: number };
+export type ChatHistory = { entries: ChatEntry[]; seq: number; queued: number };

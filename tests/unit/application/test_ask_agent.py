@@ -12,7 +12,12 @@ from idea.application.live_sessions import LiveSessions
 from idea.application.stop_agent import StopAgent
 from idea.domain.agent import Agent
 from idea.domain.errors import Conflict, IdeaTimeout, Invalid, NotFound
-from idea.domain.events import AgentReplied, AgentTurnFinished
+from idea.domain.events import (
+    AgentQueueChanged,
+    AgentReplied,
+    AgentTurnFinished,
+    AgentTurnStarted,
+)
 from idea.domain.profile import Mode
 from tests.fakes.clock import FakeClock
 from tests.fakes.fake_agent_session import FakeAgentSession
@@ -128,6 +133,18 @@ async def test_success_publishes_agent_replied_with_requester(world):
     assert len(replied) == 1
     assert replied[0].agent_id == "id-a"
     assert replied[0].requester_id == "id-b"
+
+
+async def test_turn_starts_carry_prompt_and_requester_and_the_queue_length_is_published(world):
+    await asyncio.gather(*(world.ask("a", f"t{i}", requester_id="id-b") for i in range(3)))
+    started = [e for e in world.events if isinstance(e, AgentTurnStarted)]
+    assert [(e.agent_id, e.prompt, e.requester_id) for e in started] == [
+        ("id-a", f"t{i}", "id-b") for i in range(3)
+    ]
+    lengths = [e.queued for e in world.events if isinstance(e, AgentQueueChanged)]
+    assert max(lengths) == 3
+    assert lengths[-1] == 0
+    assert all(a != b for a, b in itertools.pairwise(lengths))  # published on change only
 
 
 async def test_fifo_no_overlap_and_arrival_order(world):

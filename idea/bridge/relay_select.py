@@ -1,14 +1,16 @@
 """The relay as one select loop (POSIX): stdin, stdout and the app's socket in the caller's thread.
 
-Invariants: no thread and no hand-off per message, so a round trip costs the relay two wake-ups.
-The socket is non-blocking: what it cannot take at once waits in an outbox, and stdin is not read
-while the outbox is above ``HIGH_WATER`` (back-pressure) — the app is read all the while, so
-neither side can stall the other. Stdout gets whole lines with blocking writes. SIGINT/SIGTERM
-handlers raise in this thread, which ends any wait at once.
+Invariants: no thread and no hand-off per message, so a round trip costs the relay two wake-ups;
+a message is forwarded before its bookkeeping (pending ids) is done, which then overlaps with the
+work of the other side. The socket is non-blocking: what it cannot take at once waits in an
+outbox, and stdin is not read while the outbox is above ``HIGH_WATER`` (back-pressure) — the app
+is read all the while, so neither side can stall the other. Stdout gets whole lines with blocking
+writes. SIGINT/SIGTERM handlers raise in this thread, which ends any wait at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import time
@@ -29,83 +31,101 @@ class _ClientGone(Exception):
 
 def relay_select(stdin_fd: int, stdout_fd: int, channel: SocketChannel, stderr: TextIO) -> int:
     """Relay after the welcome until one side ends; returns the exit code."""
+    relay = _Relay(stdin_fd, stdout_fd, channel)
     try:
-        return _loop(stdin_fd, stdout_fd, channel, stderr, RelaySession())
+        broken = relay.run()
     except _ClientGone:
         return EXIT_OK
-
-
-def _loop(
-    stdin_fd: int, stdout_fd: int, channel: SocketChannel, stderr: TextIO, session: RelaySession
-) -> int:
-    channel.set_nonblocking()
-    sock = channel.fileno()
-    outbox = bytearray()  # frames for the app the socket did not take yet
-    stdin_open = True
-    drain_until = 0.0  # once stdin is closed: answers on their way are awaited until then
-    broken = ""
-    try:
-        _write_lines(stdout_fd, session, channel.buffered())
-        while True:
-            timeout = None
-            if not stdin_open:
-                timeout = drain_until - time.monotonic()
-                if (not session.pending and not outbox) or timeout <= 0:
-                    return EXIT_OK
-            readers = [sock, stdin_fd] if stdin_open and len(outbox) < HIGH_WATER else [sock]
-            ready, writable, _ = select.select(readers, [sock] if outbox else [], [], timeout)
-            if sock in ready:
-                _write_lines(stdout_fd, session, channel.read_ready())
-            if stdin_fd in ready:
-                try:
-                    data = os.read(stdin_fd, READ_CHUNK)
-                except (BlockingIOError, InterruptedError):
-                    continue
-                except OSError:
-                    data = b""  # stdin unreadable (EIO, …): as closed
-                lines = session.client_bytes(data) if data else session.client_end()
-                errors = []
-                for line in lines:
-                    frame, refused = session.client_line(line)
-                    if frame is not None:
-                        outbox += frame
-                    errors += refused
-                if errors:
-                    _write(stdout_fd, b"".join(errors))
-                if not data:
-                    stdin_open = False
-                    drain_until = time.monotonic() + DRAIN_S
-                writable = [sock] if outbox else []  # try at once: the socket has room, mostly
-            if writable:
-                del outbox[: channel.send_some(outbox)]
-    except EOFError:
-        pass
-    except OSError:  # a send to an app that is gone: read what it had sent before going
-        broken = _read_the_rest(stdout_fd, session, channel)
-    except loopback.ProtocolError as exc:
-        broken = f" after breaking the loopback protocol ({exc})"
-    failed = session.app_gone()
+    if broken is None:
+        return EXIT_OK
+    failed = relay.session.app_gone()
     if failed:
-        _write(stdout_fd, b"".join(failed))
+        with contextlib.suppress(_ClientGone):
+            _write(stdout_fd, b"".join(failed))
     return app_gone_report(stderr, len(failed), broken)
 
 
-def _read_the_rest(stdout_fd: int, session: RelaySession, channel: SocketChannel) -> str:
-    try:
-        while frames := channel.read_ready():
-            _write_lines(stdout_fd, session, frames)
-    except EOFError:
-        pass
-    except loopback.ProtocolError as exc:
-        return f" after breaking the loopback protocol ({exc})"
-    return ""
+class _Relay:
+    def __init__(self, stdin_fd: int, stdout_fd: int, channel: SocketChannel) -> None:
+        self.session = RelaySession()
+        self._stdin = stdin_fd
+        self._stdout = stdout_fd
+        self._channel = channel
+        self._outbox = bytearray()  # frames for the app the socket did not take yet
+        self._stdin_open = True
 
+    def run(self) -> str | None:
+        """None once the client is done (stdin closed, answers delivered or overdue); else the
+        app is gone: what the stderr line adds about how."""
+        channel, outbox, sock = self._channel, self._outbox, self._channel.fileno()
+        channel.set_nonblocking()
+        drain_until = 0.0  # once stdin is closed: answers on their way are awaited until then
+        try:
+            self._to_client(channel.buffered())
+            while True:
+                timeout = None
+                if not self._stdin_open:
+                    timeout = drain_until - time.monotonic()
+                    if (not self.session.pending and not outbox) or timeout <= 0:
+                        return None
+                readers = [sock]
+                if self._stdin_open and len(outbox) < HIGH_WATER:
+                    readers.append(self._stdin)
+                ready, writable, _ = select.select(readers, [sock] if outbox else [], [], timeout)
+                if sock in ready:
+                    self._to_client(channel.read_ready())
+                if self._stdin in ready:
+                    self._from_client()
+                    if not self._stdin_open:
+                        drain_until = time.monotonic() + DRAIN_S
+                elif writable:
+                    del outbox[: channel.send_some(outbox)]
+        except EOFError:
+            return ""
+        except OSError:  # a send to an app that is gone: read what it had sent before going
+            return self._read_the_rest()
+        except loopback.ProtocolError as exc:
+            return f" after breaking the loopback protocol ({exc})"
 
-def _write_lines(stdout_fd: int, session: RelaySession, frames: list[bytes]) -> None:
-    """The stdout lines of these frames from the app, written together."""
-    lines = [line for frame in frames if (line := session.app_frame(frame)) is not None]
-    if lines:
-        _write(stdout_fd, lines[0] if len(lines) == 1 else b"".join(lines))
+    def _from_client(self) -> None:
+        """What stdin holds, to the app; raises ``OSError`` when the app is gone."""
+        session = self.session
+        try:
+            data = os.read(self._stdin, READ_CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""  # stdin unreadable (EIO, …): as closed
+        if not data:
+            self._stdin_open = False
+        lines = session.client_bytes(data) if data else session.client_end()
+        frames, carried, errors = session.client_frames(lines)
+        self._outbox += frames
+        try:
+            if self._outbox:  # at once: the socket has room, mostly
+                del self._outbox[: self._channel.send_some(self._outbox)]
+        finally:
+            session.sent(carried)  # while the app works on them
+        if errors:
+            _write(self._stdout, b"".join(errors))
+
+    def _to_client(self, frames: list[bytes]) -> None:
+        """The stdout lines of these frames from the app, written together."""
+        session = self.session
+        lines = [line for frame in frames if (line := session.app_line(frame)) is not None]
+        if lines:
+            _write(self._stdout, lines[0] if len(lines) == 1 else b"".join(lines))
+            session.written(lines)  # while the client reads them
+
+    def _read_the_rest(self) -> str:
+        try:
+            while frames := self._channel.read_ready():
+                self._to_client(frames)
+        except EOFError:
+            pass
+        except loopback.ProtocolError as exc:
+            return f" after breaking the loopback protocol ({exc})"
+        return ""
 
 
 def _write(fd: int, data: bytes) -> None:

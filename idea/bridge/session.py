@@ -64,6 +64,8 @@ def _answered_ids(line: bytes) -> list[Any]:
 
 def one_line(data: bytes) -> bytes:
     """``data`` as one line ending with ``\\n`` (clients hang on a multi-line message)."""
+    if data.find(b"\n") == len(data) - 1 and b"\r" not in data:
+        return data  # what IdeA's server writes: compact JSON, one line break at the end
     data = data.strip()
     if b"\n" in data or b"\r" in data:
         # Raw line breaks in JSON are only whitespace between tokens: a space keeps it valid.
@@ -171,32 +173,71 @@ class RelaySession:
         return [rest] if rest else []
 
     def client_line(self, raw: bytes) -> tuple[bytes | None, list[bytes]]:
-        """(the whole frame to send, header included, or None; lines to write to stdout) for one
-        stdin line. ``None`` and no line: skip it (blank, or the app gone: ``pending.closed``)."""
-        line = raw.rstrip(b"\r")
-        if not line.strip():
+        """For a driver whose answers may be read while this runs (another thread): the request
+        is noted first, then framed. (the whole frame to send, or None; lines to write to stdout);
+        ``None`` and no line: skip it (blank, or the app gone: ``pending.closed``)."""
+        line = _content(raw)
+        if line is None or not self.pending.track(line):
             return None, []
-        if not self.pending.track(line):
-            return None, []  # the app is gone; the driver answers and exits
         try:
             return loopback.rpc_frame(line), []
         except loopback.ProtocolError as exc:  # a line larger than a frame may be
-            errors = [
-                jsonrpc.line(jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, str(exc)))
-                for request_id in self.pending.forget(line)
-            ]
-            return None, errors
+            return None, self._refused(line, exc)
+
+    def client_frames(self, lines: list[bytes]) -> tuple[bytearray, list[bytes], list[bytes]]:
+        """For one thread doing it all: (the frames of these stdin lines, the lines they carry,
+        error lines for stdout). Nothing is noted yet: call ``sent`` once the frames are on their
+        way, so that this bookkeeping overlaps with the app's work instead of delaying it."""
+        frames = bytearray()
+        carried: list[bytes] = []
+        errors: list[bytes] = []
+        for raw in lines:
+            line = _content(raw)
+            if line is None:
+                continue
+            try:
+                frames += loopback.rpc_frame(line)
+            except loopback.ProtocolError as exc:  # a line larger than a frame may be
+                errors += self._refused(line, exc)
+                continue
+            carried.append(line)
+        return frames, carried, errors
+
+    def sent(self, lines: list[bytes]) -> None:
+        for line in lines:
+            self.pending.track(line)
+
+    def _refused(self, line: bytes, exc: loopback.ProtocolError) -> list[bytes]:
+        return [
+            jsonrpc.line(jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, str(exc)))
+            for request_id in self.pending.forget(line)
+        ]
 
     def app_frame(self, payload: bytes) -> bytes | None:
-        """The stdout line for a frame from the app; None for a message not for the client.
-        Raises ``loopback.ProtocolError``."""
-        message = loopback.unpack(payload)
-        data = message.get("data")
-        if message["t"] != "rpc" or not isinstance(data, (bytes, str)):
-            return None  # a message type from a newer app: not for the client
-        line = one_line(data.encode("utf-8") if isinstance(data, str) else data)
-        self.pending.answered(line)
+        """The stdout line for a frame from the app, noted as answered; None for a message not
+        for the client. Raises ``loopback.ProtocolError``."""
+        line = self.app_line(payload)
+        if line is not None:
+            self.pending.answered(line)
         return line
+
+    def app_line(self, payload: bytes) -> bytes | None:
+        """``app_frame`` without the bookkeeping: call ``written`` once the line is out."""
+        data = loopback.rpc_data(payload)
+        if data is None:
+            message = loopback.unpack(payload)
+            data = message.get("data")
+            if message["t"] != "rpc" or not isinstance(data, (bytes, str)):
+                return None  # a message type from a newer app: not for the client
+            if isinstance(data, str):
+                data = data.encode("utf-8")
+        if not data or data.isspace():
+            return None  # no message: nothing for the client
+        return one_line(data)
+
+    def written(self, lines: list[bytes]) -> None:
+        for line in lines:
+            self.pending.answered(line)
 
     def app_gone(self) -> list[bytes]:
         """The error lines that answer every request still pending."""
@@ -208,3 +249,9 @@ class RelaySession:
             )
             for request_id in self.pending.close()
         ]
+
+
+def _content(raw: bytes) -> bytes | None:
+    """A stdin line without its line end; None for a blank one."""
+    line = raw.rstrip(b"\r")
+    return line if line.strip() else None

@@ -130,12 +130,14 @@ class McpListener:
 
     async def serve_stream(self, reader: asyncio.StreamReader, output: _StreamOutput) -> None:
         """Serve one connection given as streams (the Windows pipe server's instances)."""
-        link = _Link(self, _StreamWriterOutput(output))
+        writes = _StreamWriterOutput(output)
+        link = _Link(self, writes)
         link.serving = asyncio.current_task()
         try:
             while not link.ended:
                 header = await reader.readexactly(loopback.HEADER_BYTES)
                 link.frame(await reader.readexactly(loopback.frame_length(header)))
+                await writes.drained()  # a client that does not read is not read either
         except (loopback.ProtocolError, OSError, asyncio.IncompleteReadError) as exc:
             link.lost(exc)
         except Exception:  # as in _FrameProtocol.data_received
@@ -196,9 +198,11 @@ class _Link:
         """One frame from the peer; raises ``loopback.ProtocolError``."""
         handler = self._handler
         if handler is not None:
-            message = loopback.unpack(payload)
-            data = message.get("data")
-            if message["t"] == "rpc" and isinstance(data, bytes):
+            data = loopback.rpc_data(payload)
+            if data is None:
+                message = loopback.unpack(payload)
+                data = message.get("data") if message["t"] == "rpc" else None
+            if isinstance(data, bytes):
                 handler.receive(data)
         elif self._state == "proof":
             self._prove(payload)
@@ -331,6 +335,11 @@ class _StreamWriterOutput:
         self._closing = True
         if self._flusher is None:
             self._writer.close()
+
+    async def drained(self) -> None:
+        """Wait until what was written is out (or the writer below its high-water mark)."""
+        if self._flusher is not None:
+            await asyncio.shield(self._flusher)
 
     async def _flush(self) -> None:
         try:

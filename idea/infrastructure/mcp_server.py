@@ -89,13 +89,16 @@ def encode(message: dict[str, Any]) -> bytes:
     return _json(message) + b"\n"
 
 
+# Made once: ``json.dumps`` with options builds a new encoder on every call.
+_to_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_to_ascii = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
 def _json(value: Any) -> bytes:
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode(
-            "utf-8"
-        )
+        return _to_text(value).encode("utf-8")
     except UnicodeEncodeError:
-        return json.dumps(value, separators=(",", ":"), allow_nan=False).encode("ascii")
+        return _to_ascii(value).encode("ascii")
 
 
 def _no_constants(name: str) -> JsonValue:
@@ -177,7 +180,7 @@ class McpConnection:
                     jsonrpc.INVALID_REQUEST,
                     f"message of {len(raw)} bytes exceeds the limit of {self._max_message_bytes}",
                 )
-            if not raw.strip():
+            if not raw or raw.isspace():
                 return  # a blank line is no message
             message = _decode(raw)
             parsed = self._parse(message)

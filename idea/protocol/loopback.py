@@ -134,5 +134,23 @@ def rpc_frame(data: bytes) -> bytes:
     return b"".join((_HEADER.pack(len(head) + len(data)), head, data))
 
 
+def rpc_data(payload: bytes) -> bytes | None:
+    """The ``data`` of an ``rpc`` message as ``rpc``/``rpc_frame`` write it, read without
+    unpacking; None for any other payload (``unpack`` it)."""
+    if not payload.startswith(_RPC_HEAD):
+        return None
+    start = len(_RPC_HEAD)
+    kind = payload[start : start + 1]
+    if kind == b"\xc4":
+        size, start = payload[start + 1], start + 2
+    elif kind == b"\xc5":
+        size, start = int.from_bytes(payload[start + 1 : start + 3], "big"), start + 3
+    elif kind == b"\xc6":
+        size, start = int.from_bytes(payload[start + 1 : start + 5], "big"), start + 5
+    else:
+        return None
+    return payload[start:] if len(payload) - start == size else None
+
+
 _RPC_HEAD = pack({"t": "rpc", "data": b""})[:-2]  # the map up to the bin header of "data"
 _RPC_OVERHEAD = len(_RPC_HEAD) + 5

@@ -22,26 +22,38 @@ class EchoHandler:
     """Answers every message with its reverse; records closes."""
 
     closed: list[str] = []
+    received = 0
 
     def __init__(self, requester, send):
         self.requester = requester
         self.send = send
 
     def receive(self, message):
+        EchoHandler.received += 1
         self.send(self.requester.encode() + b":" + message[::-1])
 
     async def close(self):
         EchoHandler.closed.append(self.requester)
 
 
-@pytest.fixture
-async def listener(tmp_path):
+@pytest.fixture(params=["protocol", "streams"])
+async def listener(request, tmp_path):
+    """The listener as it serves Unix sockets (an asyncio Protocol), and through streams, as it
+    serves the Windows pipe server's connections (``serve_stream``)."""
     endpoint = str(tmp_path / "run" / "p.sock")
     lst = McpListener(
         endpoint, KEY, "project-1", lambda a: a in {"agent-a", "agent-b"}, EchoHandler
     )
-    await lst.start()
+    if request.param == "protocol":
+        await lst.start()
+        yield lst
+        await lst.stop()
+        return
+    os.makedirs(os.path.dirname(endpoint), mode=0o700)
+    server = await asyncio.start_unix_server(lst.serve_stream, path=endpoint)
+    os.chmod(endpoint, 0o600)
     yield lst
+    server.close()
     await lst.stop()
 
 
@@ -144,6 +156,32 @@ async def test_stale_socket_is_replaced_and_a_live_one_is_a_conflict(tmp_path):
     assert welcome["t"] == "welcome"
     await close(writer)
     await second.stop()
+
+
+async def test_a_client_that_does_not_read_is_not_read_either(listener):
+    """Back-pressure: the answers pile up, the requests wait; all are served once it reads."""
+    reader, writer, _ = await connect(listener.endpoint)
+    count = 5000
+    frame = loopback.encode_frame(loopback.rpc(b"x" * 200))
+
+    async def flood():
+        for _ in range(count):
+            writer.write(frame)
+            await writer.drain()
+
+    EchoHandler.received = 0
+    flooding = asyncio.create_task(flood())
+    for _ in range(2000):  # loop turns enough to read it all, were the app still reading
+        await asyncio.sleep(0)
+    assert not flooding.done()
+    assert EchoHandler.received < count / 2
+    answers = 0
+    async with asyncio.timeout(20):
+        while answers < count:
+            assert loopback.unpack(await read_frame(reader))["data"].startswith(b"agent-a:")
+            answers += 1
+        await flooding
+    await close(writer)
 
 
 async def test_stop_ends_every_connection(listener):

@@ -218,6 +218,8 @@ class SocketFakeChannel(FakeChannel):
         app_sock, bridge_sock = socket.socketpair()
         self._sock = app_sock
         self._send_lock = threading.Lock()
+        self.reading = threading.Event()  # cleared: the app stops reading the socket
+        self.reading.set()
         self.bridge_side = SocketChannel(bridge_sock)
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
@@ -225,7 +227,7 @@ class SocketFakeChannel(FakeChannel):
     def _serve(self):
         decoder = loopback.FrameDecoder()
         with contextlib.suppress(OSError):
-            while data := self._sock.recv(65536):
+            while self.reading.wait(WAIT * 2) and (data := self._sock.recv(65536)):
                 for payload in decoder.feed(data):
                     self.receive(payload)
         self.closed.set()
@@ -239,6 +241,7 @@ class SocketFakeChannel(FakeChannel):
             self._sock.shutdown(socket.SHUT_RDWR)
 
     def close(self):
+        self.reading.set()
         self.bridge_side.close()
         self._thread.join(WAIT)
         self._sock.close()
@@ -473,3 +476,38 @@ def test_a_client_that_stopped_reading_ends_the_relay_quietly(runs, channel_type
     channel.push_rpc({"jsonrpc": "2.0", "method": "x"})
     assert run.result() == EXIT_OK
     assert channel.closed.wait(WAIT)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the select loop is POSIX only")
+def test_an_app_that_stops_reading_holds_stdin_back_but_not_its_own_messages():
+    received = []
+    channel = SocketFakeChannel(app=lambda channel, message: received.append(message["data"]))
+    run = Run("select", channel)
+    try:
+        assert channel.greeted.wait(WAIT)
+        channel.reading.clear()
+        line = json.dumps({"jsonrpc": "2.0", "method": "n", "params": {"pad": "x" * 1000}})
+        count = 3000  # 3 MB: more than the relay's outbox, the socket and the pipe hold
+        half_fed = threading.Event()
+
+        def feed():
+            for i in range(count):
+                run.stdin.feed(line.encode() + b"\n")
+                if i == count // 3:
+                    half_fed.set()
+
+        feeder = threading.Thread(target=feed, daemon=True)
+        feeder.start()
+        assert half_fed.wait(WAIT)
+        channel.push_rpc({"jsonrpc": "2.0", "method": "notifications/progress"})
+        assert run.stdout.wait_lines(1) == [{"jsonrpc": "2.0", "method": "notifications/progress"}]
+        assert feeder.is_alive()  # held back: the app does not read
+        channel.reading.set()
+        feeder.join(WAIT)
+        assert not feeder.is_alive()
+        run.stdin.eof()
+        assert run.result() == EXIT_OK
+        channel.close()  # the app reads to the end
+        assert len(received) == count and set(received) == {line.encode()}
+    finally:
+        run.cleanup()

@@ -145,6 +145,8 @@ class SocketChannel:
 
 
 def _connect_socket(endpoint: str, key: bytes, timeout: float) -> SocketChannel:
+    if sys.platform == "win32":  # Unix sockets: POSIX only (mypy --platform win32 knows it)
+        raise EndpointUnavailable("no Unix sockets on Windows")
     deadline = time.monotonic() + timeout
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     channel = SocketChannel(sock)

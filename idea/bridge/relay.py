@@ -78,11 +78,15 @@ def _descriptors(stdin: LineReader, stdout: ByteWriter, channel: Channel) -> tup
     """(stdin fd, stdout fd) when one POSIX select loop can serve them, else None."""
     if sys.platform == "win32" or not isinstance(channel, SocketChannel):
         return None
+    stdin_fileno = getattr(stdin, "fileno", None)
+    stdout_fileno = getattr(stdout, "fileno", None)
+    if stdin_fileno is None or stdout_fileno is None:
+        return None  # in-memory streams
     try:
-        fds = (stdin.fileno(), stdout.fileno())  # type: ignore[attr-defined]
+        fds = (int(stdin_fileno()), int(stdout_fileno()))
         for fd in fds:
             os.fstat(fd)
-    except (AttributeError, OSError, ValueError):
+    except (OSError, ValueError):
         return None
     return fds
 

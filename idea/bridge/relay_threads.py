@@ -9,6 +9,7 @@ the stdin thread never cut into a message.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from typing import TextIO
 
@@ -42,7 +43,7 @@ def relay_threads(stdin: LineReader, stdout: ByteWriter, channel: Channel, stder
 def _start_without_signals(thread: threading.Thread) -> None:
     """Start ``thread`` with SIGINT/SIGTERM blocked in it, so that the OS delivers them to the
     caller's (main) thread, the only one where Python runs handlers and can interrupt a wait."""
-    if not hasattr(signal, "pthread_sigmask"):
+    if sys.platform == "win32":  # no signal masks: signals go to the main thread anyway
         thread.start()
         return
     stop_signals = {signal.SIGINT, signal.SIGTERM}

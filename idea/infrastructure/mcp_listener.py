@@ -357,6 +357,8 @@ class _StreamWriterOutput:
 
 
 def _someone_listens(path: str) -> bool:
+    if sys.platform == "win32":  # Unix sockets: POSIX only (mypy --platform win32 knows it)
+        return False
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     probe.settimeout(1.0)
     try:

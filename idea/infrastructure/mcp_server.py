@@ -110,7 +110,8 @@ _decoder = json.JSONDecoder(parse_constant=_no_constants)
 
 def _decode(raw: bytes) -> JsonValue:
     try:
-        value: JsonValue = _decoder.decode(raw.decode("utf-8-sig"))
+        text = raw.decode("utf-8")  # the C codec; "utf-8-sig" runs Python code on every call
+        value: JsonValue = _decoder.decode(text[1:] if text.startswith("\ufeff") else text)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise _Reject(jsonrpc.PARSE_ERROR, f"parse error: {type(exc).__name__}") from None
     return value

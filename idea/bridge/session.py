@@ -23,7 +23,7 @@ _CANCELLED = "notifications/cancelled"
 _ANSWER_PREFIX = b'{"jsonrpc":"2.0","id":'
 _NOTIFICATION_PREFIX = b'{"jsonrpc":"2.0","method":'
 _ID_WINDOW = 256  # bytes of the answer searched for its id
-_id_decoder = json.JSONDecoder()
+_json_decoder = json.JSONDecoder()
 
 
 def _key(request_id: Any) -> tuple[str, Any]:
@@ -37,7 +37,12 @@ def _key(request_id: Any) -> tuple[str, Any]:
 def _messages(data: bytes) -> list[dict[str, Any]]:
     """The JSON-RPC messages of one line (a batch is a list); nothing for non-JSON."""
     try:
-        parsed = json.loads(data)
+        try:
+            text = data.decode("utf-8")  # what clients send; json.loads(bytes) guesses in Python
+        except UnicodeDecodeError:
+            parsed = json.loads(data)  # UTF-16 or -32, which JSON allows, or not JSON at all
+        else:
+            parsed = _json_decoder.decode(text[1:] if text.startswith("\ufeff") else text)
     except (ValueError, RecursionError):
         return []
     items = parsed if isinstance(parsed, list) else [parsed]
@@ -51,7 +56,7 @@ def _answered_ids(line: bytes) -> list[Any]:
             "utf-8", "replace"
         )
         try:
-            request_id, end = _id_decoder.raw_decode(head)
+            request_id, end = _json_decoder.raw_decode(head)
         except (ValueError, RecursionError):
             pass  # a long id, or not what IdeA writes: parse it all below
         else:

@@ -85,6 +85,21 @@ def test_a_long_id_is_still_recognised():
     assert not session.pending
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"jsonrpc":"2.0","id":3,"method":"m"}',
+        b'\xef\xbb\xbf{"jsonrpc":"2.0","id":3,"method":"m"}',  # a BOM, as the server accepts
+        '{"jsonrpc":"2.0","id":3,"method":"m"}'.encode("utf-16"),
+        b'[{"jsonrpc":"2.0","id":3,"method":"m"}]',  # a batch (the server refuses it, with id null)
+    ],
+)
+def test_requests_are_noted_in_any_encoding_json_allows(line):
+    session = RelaySession()
+    session.sent([line])
+    assert [json.loads(error)["id"] for error in session.app_gone()] == [3]
+
+
 def test_cancelled_requests_are_not_failed_when_the_app_goes():
     session = RelaySession()
     session.sent(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -30,7 +31,7 @@ class _Listed:
 
 
 def _same(a: list[Agent] | list[Profile | None], b: list[Agent] | list[Profile | None]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 class RuntimeMcpBackend:

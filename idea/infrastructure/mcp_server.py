@@ -1,6 +1,6 @@
 """The MCP server for ONE connection (DESIGN.md §9.4), transport-agnostic: bytes in, bytes out.
 
-Invariant: whatever a client sends, ``handle`` never raises and the connection keeps working;
+Invariant: whatever a client sends, ``receive`` never raises and the connection keeps working;
 every request with a valid id gets exactly one answer echoing that id (an invalid message gets
 one error with id null), except a request the client cancelled, which gets none as the MCP spec
 asks. ``initialize``, ``ping``, ``tools/list``, ``idea_list_agents`` and every error are

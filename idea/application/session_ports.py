@@ -102,6 +102,8 @@ class StructuredSpec:
     resume_conversation_id: str | None = None
     model: str | None = None
     tool_timeout_s: float = 600.0
+    # The profile's own arguments (its ``command`` after the program), given to the CLI too.
+    args: tuple[str, ...] = ()
 
 
 class AgentSession(Protocol):

@@ -121,6 +121,7 @@ def claude_argv(
     """The command line; every value flag in ``--flag=value`` form (some are variadic)."""
     argv = [
         *command,
+        *spec.args,
         "-p",
         "--input-format=stream-json",
         "--output-format=stream-json",

@@ -98,7 +98,7 @@ async def start_codex_session(
                 "(node_modules/@openai/codex-<platform>/vendor/<triple>/bin/codex)"
             )
         program = [spec.executable]
-    session = CodexSession(spec, [*program, "app-server", "--listen=stdio://"])
+    session = CodexSession(spec, [*program, "app-server", *spec.args, "--listen=stdio://"])
     await session._open(spec.resume_conversation_id)
     return session
 

@@ -224,7 +224,12 @@ class GeminiSession(TurnSession):
 
     async def _spawn(self, prompt: str) -> None:
         run = _Run(prompt, resumed=self._used)
-        argv = [*self._program, f"--prompt={prompt}", "--output-format=stream-json"]
+        argv = [
+            *self._program,
+            *self._spec.args,
+            f"--prompt={prompt}",
+            "--output-format=stream-json",
+        ]
         if self._spec.model:
             argv.append(f"--model={self._spec.model}")
         flag = "--resume" if run.resumed else "--session-id"

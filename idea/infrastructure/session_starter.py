@@ -121,6 +121,7 @@ class CliSessionStarter:
             resume_conversation_id=resume,
             model=agent.model,
             tool_timeout_s=self._tool_timeout_s,
+            args=tuple(profile.command[1:]),
         )
 
     def _mcp_entry(self, agent: Agent) -> McpServerEntry:

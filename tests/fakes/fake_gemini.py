@@ -56,6 +56,7 @@ def main() -> int:
     parser.add_argument("--session-id")
     parser.add_argument("-r", "--resume")
     parser.add_argument("--include-directories", action="append", default=[])
+    parser.add_argument("--approval-mode", choices=["default", "auto_edit", "yolo", "plan"])
     args = parser.parse_args()
     if args.prompt is None or args.output_format != "stream-json":
         print("fake_gemini only knows -p with --output-format stream-json", file=sys.stderr)

@@ -109,6 +109,13 @@ class TestClaudeWithFake(AgentSessionContract):
         return make
 
 
+async def test_the_profiles_own_arguments_come_before_ideas_flags(world, launch):
+    session = await launch(args=("--permission-mode", "acceptEdits"))
+    await session.send_blocking("hi", timeout=30)
+    [first] = world.launches()
+    assert first["argv"][:3] == ["--permission-mode", "acceptEdits", "-p"]
+
+
 async def test_argv_uses_exact_flags_in_flag_equals_value_form(world, launch):
     session = await launch()
     await session.send_blocking("hi", timeout=30)

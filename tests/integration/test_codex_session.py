@@ -34,7 +34,7 @@ class Harness:
         self.sessions = []
         self.records: list[ProcessRecord] = []
 
-    def spec(self, resume=None, mcp=None, executable="/nowhere/codex") -> StructuredSpec:
+    def spec(self, resume=None, mcp=None, executable="/nowhere/codex", args=()) -> StructuredSpec:
         env = {**os.environ, "CODEX_HOME": str(self.codex_home), "FAKE_CODEX_LOG": str(self.log)}
         return StructuredSpec(
             kind=AdapterKind.CODEX,
@@ -45,11 +45,12 @@ class Harness:
             context=CONTEXT,
             mcp=mcp,
             resume_conversation_id=resume,
+            args=tuple(args),
         )
 
-    async def start(self, resume=None, mcp=None):
+    async def start(self, resume=None, mcp=None, args=()):
         session = await start_codex_session(
-            self.spec(resume, mcp), program=[sys.executable, str(FAKE_CODEX)]
+            self.spec(resume, mcp, args=args), program=[sys.executable, str(FAKE_CODEX)]
         )
         self.sessions.append(session)
         self.remember(session)
@@ -113,6 +114,18 @@ async def test_context_and_bridge_are_injected_in_thread_start(harness):
     assert launch["argv"] == ["app-server", "--listen=stdio://"]
     assert launch["overrides"] == {}  # nothing on the command line (openai/codex#39537)
     assert session.conversation_id
+
+
+async def test_the_profiles_own_arguments_reach_the_app_server(harness):
+    await harness.start(args=("-c", "model_reasoning_effort='low'"))
+    (launch,) = harness.logged("argv")
+    assert launch["argv"] == [
+        "app-server",
+        "-c",
+        "model_reasoning_effort='low'",
+        "--listen=stdio://",
+    ]
+    assert launch["overrides"] == {"model_reasoning_effort": "low"}
 
 
 async def test_mcp_tool_call_events(harness):

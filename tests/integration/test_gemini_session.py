@@ -210,6 +210,15 @@ async def test_the_projects_own_settings_are_merged_never_written(world: World, 
     }
 
 
+async def test_the_profiles_own_arguments_reach_every_turn(world: World, start):
+    session = await start(world.spec(args=("--approval-mode=auto_edit",)))
+    await session.send_blocking("first", timeout=30)
+    await session.send_blocking("second", timeout=30)
+    runs = world.runs()
+    assert len(runs) == 2
+    assert all(run["argv"][0] == "--approval-mode=auto_edit" for run in runs)
+
+
 async def test_no_mcp_declares_no_server(world: World, start):
     session = await start(world.spec(mcp=None, context=""))
     assert await session.send_blocking("hi", timeout=30) == "echo: hi"

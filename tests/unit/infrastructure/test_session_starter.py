@@ -110,11 +110,15 @@ async def test_structured_spec_and_pid_records(project, tmp_path):
 
     start = starter(project, tmp_path, structured={AdapterKind.CLAUDE: start_fake})
     profile = Profile(
-        name="tool", command=("tool",), structured=AdapterKind.CLAUDE, mcp=McpFlag("x")
+        name="tool",
+        command=("tool", "--permission-mode", "acceptEdits"),
+        structured=AdapterKind.CLAUDE,
+        mcp=McpFlag("x"),
     )
     session = await start.start_structured(AGENT, profile, resume_conversation_id="c-9")
     spec = seen[0]
     assert spec.executable == str(tmp_path / "bin" / "tool")
+    assert spec.args == ("--permission-mode", "acceptEdits")
     assert spec.cwd == str(project.root)
     assert spec.run_dir == str(project.run_dir("dev"))
     assert spec.context == AGENT.context

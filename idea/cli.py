@@ -45,7 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("dir", nargs="?", default=".", help="project folder (default: here)")
 
     open_ = sub.add_parser("open", help="open a project in a window (the default command)")
-    open_.add_argument("path", nargs="?", default=".", help="project folder (default: here)")
+    open_.add_argument(
+        "path",
+        nargs="?",
+        help="project folder (default: here from a terminal; else the last project opened)",
+    )
     open_.add_argument("--port", type=int, default=0, help="UI server port (default: random)")
 
     serve = sub.add_parser("serve", help="run a project headless until SIGINT/SIGTERM")
@@ -96,9 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "idea: a command is required without a display (try 'idea serve PATH' "
                     "or 'idea --help')"
                 )
-            return _open(Path("."), 0)
+            return _open(_window_folder(None), 0)
         if args.command == "open":
-            return _open(Path(args.path), args.port)
+            return _open(_window_folder(args.path), args.port)
         if args.command == "init":
             return _init(Path(args.dir))
         if args.command == "serve":
@@ -244,6 +248,29 @@ def _serve(path: Path, port: int) -> int:
     from idea.app.headless import serve_until_signalled
 
     return _run_project("serve", path, port, serve_until_signalled)
+
+
+def _window_folder(path: str | None) -> Path:
+    """The PATH given, else what ``launch_context`` picks; hides a console made for the window."""
+    from pathlib import Path
+
+    from idea.app.launch_context import (
+        default_project_folder,
+        hide_own_console,
+        started_from_terminal,
+    )
+
+    from_terminal = started_from_terminal()
+    if not from_terminal:
+        hide_own_console()
+    if path is not None:
+        return Path(path)
+    if from_terminal:
+        return Path(".")
+    from idea.infrastructure.recent_projects import RecentProjects
+
+    recent = [entry.root for entry in RecentProjects().all()]
+    return default_project_folder(Path.cwd(), recent, Path.home())
 
 
 def _open(path: Path, port: int) -> int:

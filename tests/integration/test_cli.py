@@ -176,3 +176,29 @@ def test_serve_uses_the_port_given(tmp_path):
     out = idea("serve", str(tmp_path), "--port", "70000", cwd=tmp_path)
     assert out.returncode == 2
     assert "--port" in out.stderr
+
+
+def test_open_without_a_path_and_no_terminal_opens_the_last_project(tmp_path):
+    # As a desktop launcher starts it: stdin is no terminal, the cwd is an accident.
+    config = tmp_path / "config"
+    last, older, plain = tmp_path / "last", tmp_path / "older", tmp_path / "plain"
+    for folder in (last, older, plain):
+        folder.mkdir()
+    for folder in (older, last):  # `last` is opened last: it is first in the recent list
+        assert idea("init", str(folder), cwd=tmp_path).returncode == 0
+    gone = tmp_path / "gone"
+    recent = {
+        "version": 1,
+        "projects": [{"root": str(gone), "name": "gone"}, {"root": str(last), "name": "last"}],
+    }
+    config.mkdir()
+    (config / "recent-projects.json").write_text(json.dumps(recent), encoding="utf-8")
+    env = {**HEADLESS, "IDEA_CONFIG_DIR": str(config)}
+    with spawned([*IDEA, "open"], env=env, cwd=plain) as proc:
+        out = LineWatcher(proc.stdout)
+        opened = out.wait_for(lambda line: line.startswith("IdeA project "), timeout=30)
+        assert opened.rstrip().endswith(f"opened at {last.resolve()}")
+        out.wait_for(lambda line: line.startswith("IdeA UI: "), timeout=30)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+    assert not (plain / ".ideai").exists()

@@ -267,10 +267,10 @@ def _window_folder(path: str | None) -> Path:
         return Path(path)
     if from_terminal:
         return Path(".")
-    from idea.infrastructure.recent_projects import RecentProjects
+    from idea.infrastructure.recent_projects import RecentProjects, user_config_dir
 
     recent = [entry.root for entry in RecentProjects().all()]
-    return default_project_folder(Path.cwd(), recent, Path.home())
+    return default_project_folder(Path.cwd(), recent, user_config_dir() / "scratch")
 
 
 def _open(path: Path, port: int) -> int:

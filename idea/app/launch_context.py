@@ -4,7 +4,8 @@ DESIGN.md §3: ``idea`` / ``idea open`` without PATH opens "the current folder o
 a terminal the current folder is what the user means. From a desktop launcher (a start-menu
 shortcut, an AppImage's menu entry) the current folder is an accident (the install folder, ``/``,
 home), so: the current folder if it is already a project, else the newest recent project that still
-exists, else the home folder; the window's open-project dialog is the chooser from there.
+exists, else a scratch project in the user's config folder (never the home folder: it would get a
+``.ideai``); the window's open-project dialog is the chooser from there.
 Stdlib only: this runs before the window's heavy imports.
 """
 
@@ -29,14 +30,15 @@ def started_from_terminal() -> bool:
         return False
 
 
-def default_project_folder(cwd: Path, recent: Iterable[str], home: Path) -> Path:
+def default_project_folder(cwd: Path, recent: Iterable[str], scratch: Path) -> Path:
     """The project to open when none was named and no terminal is there to mean the cwd."""
     if (cwd / PROJECT_MARKER).is_dir():
         return cwd
     for root in recent:
         if (Path(root) / PROJECT_MARKER).is_dir():
             return Path(root)
-    return home
+    scratch.mkdir(parents=True, exist_ok=True)
+    return scratch
 
 
 def hide_own_console() -> None:

@@ -23,8 +23,10 @@ def test_else_the_newest_recent_project_that_still_exists(tmp_path: Path) -> Non
     assert got == older
 
 
-def test_else_home(tmp_path: Path) -> None:
-    assert default_project_folder(tmp_path, [], tmp_path / "home") == tmp_path / "home"
+def test_else_a_scratch_project_never_the_home_folder(tmp_path: Path) -> None:
+    scratch = tmp_path / "config" / "scratch"
+    assert default_project_folder(tmp_path, [], scratch) == scratch
+    assert scratch.is_dir()
 
 
 def test_no_terminal_is_seen_as_such_and_hiding_the_console_is_a_no_op_off_windows() -> None:

@@ -1,15 +1,15 @@
 """The frozen ONE-FOLDER build (``make package`` -> ``dist/idea/idea``, DESIGN.md §10).
 
-Skipped unless the build exists: building takes minutes and is not part of ``make test``. When
-``dist/idea/idea`` is there, it must work: the official MCP SDK client drives the frozen
-``idea mcp-server`` against a headless project runtime (fake agents), ``--version`` answers, and
-``idea serve`` serves the bundled UI. Spawn -> ``initialize`` of the frozen bridge is measured
-against ``python -c pass`` (the figure is printed; run with ``-s`` to see it).
+Skipped when the build is absent (local development), a failure then under
+``IDEA_REQUIRE_PACKAGE=1`` (CI builds it first; see builds.py). The build must work: the official
+MCP SDK client drives the frozen ``idea mcp-server`` against a headless project runtime (fake
+agents), ``--version`` answers, and ``idea serve`` serves the bundled UI. Spawn -> ``initialize``
+of the frozen bridge is measured against ``python -c pass`` (the figure is printed; run with
+``-s`` to see it).
 """
 
 import asyncio
 import json
-import os
 import re
 import shutil
 import signal
@@ -21,18 +21,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 import idea
-from idea.app.runtime import ProjectRuntime
-from idea.domain.agent import Agent
-from idea.infrastructure.mcp_declaration import mcp_server_entry
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.packaging.builds import INITIALIZE, ask_through_the_sdk, bridge_argv, packaged_env
 from tests.processes import LineWatcher, spawned
 
-ROOT = Path(__file__).resolve().parents[2]
-FROZEN = ROOT / "dist" / "idea" / ("idea.exe" if sys.platform == "win32" else "idea")
 ROUNDS = 20
 # The target is 2.5x (DESIGN.md §10: ~21 ms one-folder with the routing runtime hook); the
 # assertion only catches a gross regression (a one-file build is 4.4 s), not a busy machine.
@@ -40,85 +33,26 @@ SPAWN_RATIO_LIMIT = 6.0
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not FROZEN.is_file(), reason="no frozen build (run `make package`)"),
     pytest.mark.skipif(sys.platform == "win32", reason="Unix socket endpoint"),
 ]
 
-INITIALIZE = (
-    json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "idea-test", "version": "0"},
-            },
-        }
-    ).encode()
-    + b"\n"
-)
 
-
-@pytest.fixture
-async def runtime(tmp_path):
-    rt = await ProjectRuntime.open(tmp_path, starter=FakeSessionStarter())
-    for agent in (
-        Agent(id="id-caller", name="caller", profile="claude"),
-        Agent(id="id-helper", name="helper", profile="claude"),
-    ):
-        rt.services.agents.save(agent)
-    yield rt
-    await rt.close()
-
-
-def frozen_argv(runtime, requester: str) -> list[str]:
-    """IdeA's own declaration, with the frozen executable in place of ``python -m idea``."""
-    services = runtime.services
-    entry = mcp_server_entry(services.info.id, requester, services.paths.mcp_key)
-    args = list(entry.args)
-    assert args[:3] == ["-m", "idea", "mcp-server"]  # this test runs from source
-    return [str(FROZEN), *args[2:]]
-
-
-def frozen_env() -> dict[str, str]:
-    # No PYTHONPATH: the frozen build must not need the source tree.
-    return {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/")}
-
-
-def text_of(result) -> str:
-    return "".join(block.text for block in result.content if block.type == "text")
-
-
-def test_frozen_version():
+def test_frozen_version(frozen):
     out = subprocess.run(
-        [str(FROZEN), "--version"], capture_output=True, text=True, timeout=60, check=False
+        [str(frozen), "--version"], capture_output=True, text=True, timeout=60, check=False
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == f"idea {idea.__version__}"
 
 
 @pytest.mark.timeout(120)
-async def test_sdk_client_against_the_frozen_bridge(runtime):
-    argv = frozen_argv(runtime, "id-caller")
-    params = StdioServerParameters(command=argv[0], args=argv[1:], env=frozen_env())
-    async with (
-        stdio_client(params) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        init = await session.initialize()
-        assert init.server_info.name == "idea"
-        tools = {tool.name for tool in (await session.list_tools()).tools}
-        assert {"idea_list_agents", "idea_ask_agent"} <= tools
-        answer = await session.call_tool("idea_ask_agent", {"target": "helper", "task": "hi"})
-        assert not answer.is_error
-        assert text_of(answer) == "echo: hi"
+async def test_sdk_client_against_the_frozen_bridge(runtime, frozen):
+    await ask_through_the_sdk(bridge_argv(runtime, frozen, "id-caller"), packaged_env())
 
 
 def spawn_to_initialize(argv: list[str]) -> float:
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=frozen_env())
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=packaged_env())
     try:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(INITIALIZE)
@@ -145,8 +79,8 @@ def python_pass() -> float:
 
 
 @pytest.mark.timeout(300)
-async def test_frozen_bridge_spawn_time(runtime):
-    argv = frozen_argv(runtime, "id-caller")
+async def test_frozen_bridge_spawn_time(runtime, frozen):
+    argv = bridge_argv(runtime, frozen, "id-caller")
 
     def measure() -> tuple[float, float]:
         spawn_to_initialize(argv)  # warm the page cache
@@ -167,9 +101,45 @@ async def test_frozen_bridge_spawn_time(runtime):
     assert ratio <= SPAWN_RATIO_LIMIT
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/<pid>/maps")
 @pytest.mark.timeout(120)
-def test_frozen_serve_serves_the_bundled_ui(tmp_path):
-    with spawned([str(FROZEN), "serve", str(tmp_path)], env=frozen_env()) as proc:
+async def test_the_frozen_bridge_loads_only_what_it_needs(runtime, frozen):
+    """The router runs before PyInstaller's bootstrap (no ctypes, so no libffi) and keeps
+    OpenSSL out of the handshake's HMAC (no libcrypto); nothing of Qt, of course."""
+    argv = bridge_argv(runtime, frozen, "id-caller")
+
+    def libraries_once_serving() -> set[str]:
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=packaged_env()
+        )
+        try:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(INITIALIZE)
+            proc.stdin.flush()
+            assert json.loads(proc.stdout.readline())["id"] == 0
+            maps = Path(f"/proc/{proc.pid}/maps").read_text(encoding="utf-8")
+        finally:
+            if proc.stdin is not None:
+                proc.stdin.close()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+        return {Path(line.split()[-1]).name for line in maps.splitlines() if ".so" in line}
+
+    # The runtime answering the bridge runs on this loop: run the bridge on a thread.
+    loaded = await asyncio.to_thread(libraries_once_serving)
+    assert "libpython3" in " ".join(loaded)  # the reading works
+    unwanted = ("libcrypto", "libssl", "libffi", "_ctypes", "libQt6", "libpyside", "libshiboken")
+    assert not {name for name in loaded if name.startswith(unwanted)}
+
+
+@pytest.mark.timeout(120)
+def test_frozen_serve_serves_the_bundled_ui(tmp_path, frozen):
+    with spawned([str(frozen), "serve", str(tmp_path)], env=packaged_env()) as proc:
         line = LineWatcher(proc.stdout).wait_for(
             lambda line: line.startswith("IdeA UI:"), timeout=60
         )
@@ -184,12 +154,12 @@ def test_frozen_serve_serves_the_bundled_ui(tmp_path):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ELF libraries")
-def test_trimmed_qt_keeps_every_library_dependency():
+def test_trimmed_qt_keeps_every_library_dependency(frozen):
     """build.spec drops unused Qt parts: every bundled library must still find its Qt ones."""
     readelf = shutil.which("readelf")
     if readelf is None:
         pytest.skip("readelf not installed")
-    internal = FROZEN.parent / "_internal"
+    internal = frozen.parent / "_internal"
     present = {path.name for path in internal.rglob("*.so*")}
     missing = set()
     for path in internal.rglob("*.so*"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import idea
@@ -24,12 +25,27 @@ SERVER_NAME = "idea"
 def idea_invocation() -> tuple[str, tuple[str, ...]]:
     """The command and leading arguments that start this IdeA again."""
     if getattr(sys, "frozen", False):
-        appimage = os.environ.get("APPIMAGE")
-        # Inside an AppImage sys.executable lives in a mount that disappears with this process.
-        if appimage and sys.platform.startswith("linux"):
-            return appimage, ()
-        return sys.executable, ()
+        return frozen_command(sys.executable, os.environ, os.path.ismount), ()
     return sys.executable, ("-m", "idea")
+
+
+def frozen_command(
+    executable: str, environ: Mapping[str, str], is_mount: Callable[[str], bool]
+) -> str:
+    """The frozen build's command: its AppImage when it runs from that AppImage's FUSE mount
+    (a mount that goes away with this process), else the executable itself.
+
+    Unpacked instead (``APPIMAGE_EXTRACT_AND_RUN=1``, no FUSE), the executable is the one to
+    declare: its folder lives as long as this IdeA runs, whereas each start of the AppImage would
+    unpack 0.5 GB again, and its runtime deletes that shared folder when it exits. ``$APPIMAGE``
+    set by some other AppImage this one was started from is not this executable's.
+    """
+    appimage = environ.get("APPIMAGE")
+    appdir = environ.get("APPDIR")
+    if not (appimage and appdir and sys.platform.startswith("linux")):
+        return executable
+    inside = os.path.realpath(executable).startswith(os.path.realpath(appdir) + os.sep)
+    return appimage if inside and is_mount(appdir) else executable
 
 
 def mcp_server_entry(project_id: str, agent_id: str, key_file: Path) -> McpServerEntry:

@@ -6,7 +6,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: screenshots run test lint types contracts pytest bench soak clean ui package ui-test \
+.PHONY: screenshots run test lint types contracts pytest bench soak clean ui package appimage \
+	bench-package ui-test \
 	installer installer-check
 
 $(PY):
@@ -78,6 +79,16 @@ soak: $(STAMP)
 # The frozen ONE-FOLDER build (DESIGN.md §10, build.spec): dist/idea/idea.
 package: $(STAMP) ui
 	$(VENV)/bin/pyinstaller --noconfirm build.spec
+
+# The AppImage (DESIGN.md §10, packaging/linux/README.md): dist/IdeA-x86_64.AppImage, the
+# one-folder build packed by the appimagetool pinned in packaging/linux/build-appimage.sh.
+appimage: package
+	PY=$(PY) packaging/linux/build-appimage.sh
+
+# Spawn -> initialize of the bridge from source, frozen and as an AppImage, beside python -c pass;
+# the builds' sizes. Measures the builds that exist (make appimage first).
+bench-package: $(STAMP)
+	$(PY) bench/frozen_spawn.py
 
 # The Windows installer (packaging/windows/README.md), compiled by Linux's makensis from a
 # one-folder build made on Windows: make installer WIN_DIST=<folder holding idea.exe>.

@@ -61,6 +61,9 @@ VIAddVersionKey /LANG=1033 "FileDescription" "${APP_NAME} ${VERSION} setup"
 VIAddVersionKey /LANG=1033 "LegalCopyright" "${PUBLISHER}"
 
 !include "MUI2.nsh"
+; The app's icon (made from packaging/linux/idea.png) on the installer and the uninstaller.
+!define MUI_ICON "idea.ico"
+!define MUI_UNICON "idea.ico"
 !include "FileFunc.nsh"
 
 !define MUI_ABORTWARNING

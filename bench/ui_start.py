@@ -29,8 +29,8 @@ import psutil
 from playwright.sync_api import sync_playwright
 from ui_ws import UiClient, Watch
 
+from tests.desktop import READY, window_env, xvfb
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, DIST, idea_serve, make_project
-from tests.e2e.test_window import READY, _window_env, xvfb
 from tests.processes import LineWatcher, spawned
 
 # What the desktop window waits for before it says it is ready (idea/app/window.py), without its
@@ -80,7 +80,7 @@ def window_rounds(rounds: int) -> tuple[list[tuple[float, float]], tuple[int, in
         tmp_path = Path(tmp)
         home = tmp_path / "home"  # the recent-projects list goes there, not to the user's
         home.mkdir()
-        env = {**_window_env(display), "HOME": str(home)}
+        env = {**window_env(display), "HOME": str(home)}
         for i in range(rounds):
             project = tmp_path / f"project{i}"
             project.mkdir()

@@ -13,8 +13,7 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,8 +23,8 @@ from jeepney import HeaderFields, MessageType, new_error, new_method_return
 from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import open_dbus_connection
 
+from tests.desktop import READY, run_x, stop, until, window_env, window_manager, wm_titles, xvfb
 from tests.e2e.conftest import make_project
-from tests.e2e.test_window import READY, _window_env, xvfb
 from tests.processes import LineWatcher, spawned
 
 IDEA = [sys.executable, "-m", "idea"]
@@ -38,52 +37,6 @@ pytestmark = [
         reason="needs Xvfb, openbox, wmctrl and xdotool (.ci/run installs them)",
     ),
 ]
-
-
-@contextmanager
-def window_manager(display: str) -> Iterator[None]:
-    proc = subprocess.Popen(
-        ["openbox", "--sm-disable"],
-        env={**os.environ, "DISPLAY": display},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        # openbox owns the WM selection once wmctrl can name it.
-        until(lambda: _run(display, "wmctrl", "-m").returncode == 0, 20, "openbox to start")
-        yield
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-
-
-def _run(display: str, *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        argv,
-        env={**os.environ, "DISPLAY": display},
-        capture_output=True,
-        text=True,
-        timeout=20,
-        check=False,
-    )
-
-
-def until(condition: Callable[[], bool], within: float, what: str) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, f"waited {within:.0f}s for {what}"
-        time.sleep(0.1)
-
-
-def titles(display: str) -> list[str]:
-    # wmctrl -l: id, desktop, host, title.
-    rows = _run(display, "wmctrl", "-l").stdout.splitlines()
-    return [row.split(None, 3)[3] for row in rows if len(row.split(None, 3)) == 4]
 
 
 def file_door_request(project: Path, request_id: str, body: dict[str, object]) -> dict:
@@ -103,11 +56,11 @@ def test_pick_another_folder_natively_then_close_through_the_window_manager(tmp_
     second.mkdir()
     config = tmp_path / "config"
     with xvfb() as display, window_manager(display):
-        env = {**_window_env(display), "IDEA_CONFIG_DIR": str(config), "SHELL": "/bin/sh"}
+        env = {**window_env(display), "IDEA_CONFIG_DIR": str(config), "SHELL": "/bin/sh"}
         with spawned([*IDEA, "open", str(first)], env=env) as app:
             out = LineWatcher(app.stdout)
             out.wait_for(lambda line: line.strip() == READY, timeout=120)
-            until(lambda: "IdeA — first" in titles(display), 20, "the window's title")
+            until(lambda: "IdeA — first" in wm_titles(display), 20, "the window's title")
 
             made = file_door_request(
                 first, "spawn", {"action": "agent.spawn", "name": "sh", "profile": "shell"}
@@ -119,23 +72,23 @@ def test_pick_another_folder_natively_then_close_through_the_window_manager(tmp_
 
             # Alt+Shift+O opens the dialog with the path field focused; the button before it
             # opens Qt's native folder dialog.
-            window = _run(display, "xdotool", "search", "--name", "IdeA — first").stdout.split()[0]
-            _run(display, "xdotool", "windowactivate", "--sync", window)
-            _run(display, "xdotool", "key", "alt+shift+o")
-            _run(display, "xdotool", "key", "shift+Tab")
-            _run(display, "xdotool", "key", "Return")
-            until(lambda: "Open folder" in titles(display), 30, "the native folder dialog")
-            dialog = _run(display, "xdotool", "search", "--name", "Open folder").stdout.split()[0]
-            _run(display, "xdotool", "windowactivate", "--sync", dialog)
+            window = run_x(display, "xdotool", "search", "--name", "IdeA — first").stdout.split()[0]
+            run_x(display, "xdotool", "windowactivate", "--sync", window)
+            run_x(display, "xdotool", "key", "alt+shift+o")
+            run_x(display, "xdotool", "key", "shift+Tab")
+            run_x(display, "xdotool", "key", "Return")
+            until(lambda: "Open folder" in wm_titles(display), 30, "the native folder dialog")
+            dialog = run_x(display, "xdotool", "search", "--name", "Open folder").stdout.split()[0]
+            run_x(display, "xdotool", "windowactivate", "--sync", dialog)
             until(
-                lambda: _run(display, "xdotool", "getactivewindow").stdout.strip() == dialog,
+                lambda: run_x(display, "xdotool", "getactivewindow").stdout.strip() == dialog,
                 10,
                 "the folder dialog to take the focus",
             )
-            _run(display, "xdotool", "type", "--delay", "5", str(second))
-            _run(display, "xdotool", "key", "Return")
+            run_x(display, "xdotool", "type", "--delay", "5", str(second))
+            run_x(display, "xdotool", "key", "Return")
 
-            until(lambda: "IdeA — second" in titles(display), 60, "the second project's window")
+            until(lambda: "IdeA — second" in wm_titles(display), 60, "the second project's window")
             assert (second / ".ideai" / "project.json").is_file()
             _, alive = psutil.wait_procs(shells, timeout=15)
             assert not alive, "the first project's shell outlived its project"
@@ -146,7 +99,7 @@ def test_pick_another_folder_natively_then_close_through_the_window_manager(tmp_
             ]
 
             tree = idea.children(recursive=True)
-            assert _run(display, "wmctrl", "-c", "IdeA — second").returncode == 0
+            assert run_x(display, "wmctrl", "-c", "IdeA — second").returncode == 0
             assert app.wait(timeout=60) == 0, app.stderr.read() if app.stderr else ""
             out.wait_for(lambda line: line.strip() == "closed", timeout=5)
             _, alive = psutil.wait_procs(tree, timeout=15)
@@ -168,8 +121,7 @@ def session_bus() -> Iterator[str]:
         address = LineWatcher(proc.stdout).wait_for(lambda line: "=" in line, timeout=20)
         yield address.strip()
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop(proc)
         if proc.stdout is not None:
             proc.stdout.close()
 
@@ -218,7 +170,7 @@ def test_a_reply_while_the_window_is_in_the_background_reaches_the_desktop(tmp_p
         service = NotificationService(address)
         service.start()
         env = {
-            **_window_env(display),
+            **window_env(display),
             "DBUS_SESSION_BUS_ADDRESS": address,
             "HOME": str(tmp_path / "home"),
             "CLAUDE_CONFIG_DIR": str(tmp_path / "home" / ".claude"),
@@ -226,14 +178,14 @@ def test_a_reply_while_the_window_is_in_the_background_reaches_the_desktop(tmp_p
         try:
             with spawned([*IDEA, "open", str(project)], env=env) as app:
                 LineWatcher(app.stdout).wait_for(lambda line: line.strip() == READY, timeout=120)
-                until(lambda: "IdeA — project" in titles(display), 20, "the window's title")
-                window = _run(display, "xdotool", "search", "--name", "IdeA — project")
+                until(lambda: "IdeA — project" in wm_titles(display), 20, "the window's title")
+                window = run_x(display, "xdotool", "search", "--name", "IdeA — project")
                 window_id = window.stdout.split()[0]
-                _run(display, "xdotool", "windowactivate", "--sync", window_id)
+                run_x(display, "xdotool", "windowactivate", "--sync", window_id)
                 # Browsers grant notifications only after a user gesture: a key press.
-                _run(display, "xdotool", "key", "shift")
+                run_x(display, "xdotool", "key", "shift")
                 # The user turns away: the window goes to the background.
-                _run(display, "xdotool", "windowminimize", "--sync", window_id)
+                run_x(display, "xdotool", "windowminimize", "--sync", window_id)
 
                 answer = file_door_request(
                     project, "ask", {"action": "agent.message", "targetAgent": "bot", "task": "hi"}

@@ -12,7 +12,7 @@ import signal
 import psutil
 import pytest
 
-from tests.e2e.test_window import READY, _screenshot, _titles, _window_env, needs_xvfb, xvfb
+from tests.desktop import READY, needs_xvfb, screenshot_colours, window_env, x_titles, xvfb
 from tests.packaging.builds import without_source
 from tests.processes import LineWatcher, spawned
 
@@ -24,18 +24,18 @@ def test_the_frozen_window_shows_the_ui_and_closes_cleanly(frozen, tmp_path):
     project = tmp_path / "demo"
     project.mkdir()
     with xvfb() as display:
-        env = without_source(_window_env(display))
+        env = without_source(window_env(display))
         with spawned([str(frozen), "open", str(project)], env=env) as proc:
             out = LineWatcher(proc.stdout)
             out.wait_for(lambda line: line.startswith("IdeA UI: http://127.0.0.1:"), timeout=90)
             out.wait_for(lambda line: line.strip() == READY, timeout=120)
 
-            titles = _titles(display)
+            titles = x_titles(display)
             if titles:
                 assert '"IdeA — demo"' in titles, titles
             if shutil.which("import") is not None:
                 shot = tmp_path / "frozen-window.png"
-                assert _screenshot(display, shot) > 8, "the frozen window's screenshot is blank"
+                assert screenshot_colours(display, shot) > 8, "the frozen window's screenshot is blank"
 
             tree = psutil.Process(proc.pid).children(recursive=True)
             assert tree, "Qt WebEngine runs helper processes"

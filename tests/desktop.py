@@ -1,0 +1,148 @@
+"""A desktop for tests and benchmarks: a virtual X display (Xvfb), a window manager (openbox), and
+the X tools a user's actions go through (xdotool, wmctrl, xwininfo, ImageMagick's import).
+
+Every wait is bounded; every process started here is stopped (terminate, then kill) on exit.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+READY = "IdeA window ready"
+
+needs_xvfb = pytest.mark.skipif(
+    shutil.which("Xvfb") is None,
+    reason="Xvfb is not installed (apt-get install xvfb; .ci/run installs it)",
+)
+
+
+def stop(proc: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
+    """Terminate, then kill if it does not go within 10 s; always reaped."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+@contextmanager
+def xvfb() -> Iterator[str]:
+    """A fresh X display; Xvfb picks a free number and writes it to -displayfd once ready."""
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        pass_fds=(write_fd,),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    os.close(write_fd)
+    try:
+        readable, _, _ = select.select([read_fd], [], [], 20)
+        assert readable, "Xvfb did not start within 20s"
+        number = os.read(read_fd, 64).decode("ascii").strip()
+        assert number.isdigit(), f"Xvfb wrote {number!r} on -displayfd"
+        yield f":{number}"
+    finally:
+        stop(proc)
+        os.close(read_fd)
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+def window_env(display: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "WAYLAND_DISPLAY"}
+    env.update(
+        DISPLAY=display,
+        QT_QPA_PLATFORM="xcb",
+        QTWEBENGINE_DISABLE_SANDBOX="1",  # tests run as root; Chromium's sandbox refuses root
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def x_titles(display: str) -> str:
+    if shutil.which("xwininfo") is None:
+        return ""
+    tree = subprocess.run(
+        ["xwininfo", "-display", display, "-root", "-tree"],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=False,
+    )
+    return tree.stdout
+
+
+def screenshot_colours(display: str, path: Path, within: float = 20.0) -> int:
+    """Capture the X display into ``path`` until it shows more than a few colours (the last
+    frame may reach the X server just after the page's paint); returns the colour count."""
+    deadline = time.monotonic() + within
+    while True:
+        subprocess.run(
+            ["import", "-display", display, "-window", "root", f"png:{path}"],
+            capture_output=True,
+            timeout=30,
+            check=True,
+        )
+        colours = subprocess.run(
+            ["identify", "-format", "%k", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        count = int(colours.stdout.strip())
+        if count > 8 or time.monotonic() > deadline:
+            return count
+
+
+@contextmanager
+def window_manager(display: str) -> Iterator[None]:
+    proc = subprocess.Popen(
+        ["openbox", "--sm-disable"],
+        env={**os.environ, "DISPLAY": display},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        # openbox owns the WM selection once wmctrl can name it.
+        until(lambda: run_x(display, "wmctrl", "-m").returncode == 0, 20, "openbox to start")
+        yield
+    finally:
+        stop(proc)
+
+
+def run_x(display: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv,
+        env={**os.environ, "DISPLAY": display},
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
+    )
+
+
+def until(condition: Callable[[], bool], within: float, what: str) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {within:.0f}s for {what}"
+        time.sleep(0.1)
+
+
+def wm_titles(display: str) -> list[str]:
+    # wmctrl -l: id, desktop, host, title.
+    rows = run_x(display, "wmctrl", "-l").stdout.splitlines()
+    return [row.split(None, 3)[3] for row in rows if len(row.split(None, 3)) == 4]

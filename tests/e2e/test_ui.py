@@ -355,3 +355,31 @@ def test_chat_shows_what_waits_in_the_agents_queue_and_stop_moves_it_on(
     expect(cell_of(page, "bot").locator(".msg.assistant").last).to_have_text("echo: next one")
     expect(busy).to_be_hidden()
     expect(cell_of(page, "bot").locator(".msg.user.pending")).to_have_count(0)
+
+
+@pytest.mark.timeout(90)
+def test_a_live_agent_is_restarted_in_the_other_view_after_confirmation(
+    served: str, page: Page
+) -> None:
+    open_app(page, served)
+    page.locator('.picker-row[data-agent="bot"] .picker-main').click()
+    cell = cell_of(page, "bot")
+    expect(cell.locator(".chat-input")).to_be_visible()
+    switch = cell.locator(".switch-view")
+    expect(switch).to_have_text("As terminal")
+
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    switch.click()
+    expect(cell).to_have_attribute("data-view", "chat")  # cancelled: nothing changed
+
+    questions: list[str] = []
+
+    def accept(dialog) -> None:
+        questions.append(dialog.message)
+        dialog.accept()
+
+    page.once("dialog", accept)
+    switch.click()
+    expect(cell).to_have_attribute("data-view", "terminal")
+    expect(cell.locator(".cell-title")).to_contain_text("fake · terminal")
+    assert questions == ["Restart bot as a terminal? Its chat session ends."]

@@ -102,6 +102,16 @@ export class CellView {
             "Agent ▾",
           )
         : null,
+      agent && this.canSwitchView(agent)
+        ? h(
+            "button.btn.small.switch-view",
+            {
+              title: `Restart ${agent.name} as a ${otherView(this.leaf.view)}`,
+              onclick: () => void this.switchView(agent),
+            },
+            otherView(this.leaf.view) === "chat" ? "As chat" : "As terminal",
+          )
+        : null,
       agent?.live && agent.node_id === leafId
         ? h("button.btn.small", { title: "Stop the agent", onclick: () => void this.stop(agent) }, "Stop")
         : null,
@@ -192,6 +202,28 @@ export class CellView {
     await store.reloadAgents();
   }
 
+  /** Live here, and its profile also runs in the other view. */
+  private canSwitchView(agent: AgentRow): boolean {
+    if (!agent.live || agent.node_id !== this.leaf.id) return false;
+    const mode = otherView(this.leaf.view) === "chat" ? "structured" : "terminal";
+    return (store.profile(agent.profile)?.modes ?? []).includes(mode);
+  }
+
+  /** One live session per agent: switching views stops this one and starts the other mode here. */
+  private async switchView(agent: AgentRow): Promise<void> {
+    const other = otherView(this.leaf.view);
+    const ends = this.leaf.view === "chat" ? "chat session" : "terminal session";
+    if (!confirm(`Restart ${agent.name} as a ${other}? Its ${ends} ends.`)) return;
+    try {
+      await api.call("session.stop", { name: agent.name });
+      await store.applyLayout({ op: "bind", leaf_id: this.leaf.id, agent_id: agent.id, view: other });
+      await this.launch(agent, other, false);
+    } catch (e) {
+      showError(e, `Restart ${agent.name}`);
+      await store.reloadAgents();
+    }
+  }
+
   private async stop(agent: AgentRow): Promise<void> {
     try {
       await api.call("session.stop", { name: agent.name });
@@ -227,6 +259,10 @@ export class CellView {
     this.body = null;
     this.el.remove();
   }
+}
+
+function otherView(view: View): View {
+  return view === "chat" ? "terminal" : "chat";
 }
 
 function plain(el: HTMLElement): Body {

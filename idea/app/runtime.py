@@ -43,6 +43,7 @@ from idea.infrastructure.mcp_listener import McpListener
 from idea.infrastructure.mcp_server import McpConnection
 from idea.infrastructure.process_tree import ProcessRecord
 from idea.infrastructure.project_key import ensure_project_key
+from idea.infrastructure.project_lock import ProjectLock
 from idea.infrastructure.session_starter import CliSessionStarter
 from idea.infrastructure.terminal_injection import TERMINAL_INJECTORS
 from idea.infrastructure.terminal_launcher import default_terminal_launcher
@@ -122,6 +123,7 @@ class ProjectRuntime:
         self.listener: McpListener | None = None
         self.report = OpenReport()
         self._closed = False
+        self._lock: ProjectLock | None = None
 
     @classmethod
     async def open(
@@ -134,8 +136,8 @@ class ProjectRuntime:
         file_door: bool = True,
         ask_timeout_s: float = ASK_TIMEOUT_S,
     ) -> ProjectRuntime:
-        """Open the project in ``root`` (making it one if needed). Raises ``Invalid``,
-        ``CorruptFile`` (project.json), ``Internal``."""
+        """Open the project in ``root`` (making it one if needed). Raises ``Conflict`` (open in
+        another IdeA process), ``Invalid``, ``CorruptFile`` (project.json), ``Internal``."""
         services = project_services(root)
         runtime = cls(services, starter or default_starter(services, with_mcp), ask_timeout_s)
         try:
@@ -147,6 +149,8 @@ class ProjectRuntime:
 
     async def _open(self, *, resume: bool, file_door: bool, mcp: bool) -> None:
         s = self.services
+        # First: reconciling would take another IdeA's live agents for a crash's leftovers.
+        self._lock = ProjectLock.acquire(s.paths.owner_lock, s.info.name)
         key = ensure_project_key(s.paths.mcp_key)
         for folder in (s.paths.ideai, s.paths.agents, s.paths.memory):
             if folder.is_dir():
@@ -183,15 +187,20 @@ class ProjectRuntime:
         if self._closed:
             return
         self._closed = True
-        await self.file_door.stop()
+        if self._lock is None:
+            return  # never owned the project (another IdeA has it): touch nothing
         try:
-            snapshot_running_agents(self.services.layouts, self.sessions)
-        except CorruptFile as exc:
-            self._quarantined(exc)
-        await self.ask.close()
-        await self.stop_agent.stop_all("project closed")
-        if self.listener is not None:
-            await self.listener.stop()
+            await self.file_door.stop()
+            try:
+                snapshot_running_agents(self.services.layouts, self.sessions)
+            except CorruptFile as exc:
+                self._quarantined(exc)
+            await self.ask.close()
+            await self.stop_agent.stop_all("project closed")
+            if self.listener is not None:
+                await self.listener.stop()
+        finally:
+            self._lock.release()
 
     def layouts(self) -> Layouts:
         return self.services.layouts.load()

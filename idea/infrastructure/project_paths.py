@@ -88,5 +88,10 @@ class ProjectPaths:
     def mcp_key(self) -> Path:
         return self.run / "mcp.key"
 
+    @cached_property
+    def owner_lock(self) -> Path:
+        # Not a slug (it has a dot): no agent's run dir can have this name.
+        return self.run / "owner.lock"
+
     def run_dir(self, agent_name: str) -> Path:
         return self.run / agent_name

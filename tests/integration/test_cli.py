@@ -6,7 +6,9 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 
+import psutil
 import pytest
 
 from idea.domain.layout import Layouts
@@ -202,3 +204,43 @@ def test_open_without_a_path_and_no_terminal_opens_the_last_project(tmp_path):
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0
     assert not (plain / ".ideai").exists()
+
+
+def test_a_second_idea_on_an_open_project_is_refused_and_touches_nothing(tmp_path):
+    idea("init", str(tmp_path), cwd=tmp_path)
+    (tmp_path / ".ideai" / "agents").mkdir(exist_ok=True)
+    (tmp_path / ".ideai" / "agents" / "sh.md").write_text(
+        "---\nname: sh\nprofile: shell\n---\nA shell.\n", encoding="utf-8"
+    )
+    env = {**HEADLESS, "SHELL": "/bin/sh"}
+    with spawned([*IDEA, "serve", str(tmp_path)], env=env) as first:
+        LineWatcher(first.stdout).wait_for(lambda line: "running" in line, timeout=30)
+        folder = tmp_path / ".ideai" / "orchestrator"
+        (folder / ".spawn.tmp").write_text(
+            json.dumps({"action": "agent.spawn", "name": "sh"}), encoding="utf-8"
+        )
+        os.replace(folder / ".spawn.tmp", folder / "spawn.request.json")
+        answer = folder / "spawn.response.json"
+        end = time.monotonic() + 30
+        while not answer.exists():
+            assert time.monotonic() < end, "the spawn request was not answered"
+            time.sleep(0.02)
+        assert json.loads(answer.read_text(encoding="utf-8"))["ok"] is True
+        shells = psutil.Process(first.pid).children(recursive=True)
+        assert shells
+        layouts_before = (tmp_path / ".ideai" / "layouts.json").read_bytes()
+
+        second = idea("serve", str(tmp_path), cwd=tmp_path)
+        assert second.returncode == 2
+        assert second.stderr.startswith("idea: CONFLICT: project ")
+        assert f"already open in another IdeA (process {first.pid})" in second.stderr
+        # Nothing of the first one was touched: its agent lives, its files are as they were.
+        assert all(p.is_running() for p in shells)
+        assert (tmp_path / ".ideai" / "layouts.json").read_bytes() == layouts_before
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(timeout=15) == 0
+    # Closed: the project opens again.
+    with spawned([*IDEA, "serve", str(tmp_path)], env=env) as again:
+        LineWatcher(again.stdout).wait_for(lambda line: "running" in line, timeout=30)
+        again.send_signal(signal.SIGTERM)
+        assert again.wait(timeout=15) == 0

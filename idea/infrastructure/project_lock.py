@@ -1,0 +1,83 @@
+"""One IdeA process per project: an exclusive OS lock on ``.ideai/run/owner.lock``.
+
+Invariant: while a ``ProjectLock`` is held no other process can take it, so a second IdeA on the
+same project fails BEFORE reconciling (which would take the first one's agents for leftovers of
+a crash and kill them). The OS drops the lock when its holder dies, so a crash never leaves the
+project locked. The file holds the owner's pid, for the error message only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from pathlib import Path
+
+from idea.domain.errors import Conflict, Internal
+
+WINDOWS_LOCK_OFFSET = 1 << 20
+
+
+class ProjectLock:
+    def __init__(self, fd: int, path: Path) -> None:
+        self._fd: int | None = fd
+        self.path = path
+
+    @classmethod
+    def acquire(cls, path: Path, project_name: str) -> ProjectLock:
+        """Raises ``Conflict`` (naming the other process) when another process holds it,
+        ``Internal`` when the file cannot be opened."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise Internal(f"cannot open {path}: {exc.strerror or exc}") from exc
+        if not _try_lock(fd):
+            owner = _read_owner(fd)
+            os.close(fd)
+            who = f" (process {owner})" if owner else ""
+            raise Conflict(
+                f"project {project_name} is already open in another IdeA{who}: "
+                "close it there, or switch to that window"
+            )
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        return cls(fd, path)
+
+    def release(self) -> None:
+        """Idempotent."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # closing drops the lock
+
+
+def _try_lock(fd: int) -> bool:
+    if sys.platform == "win32":
+        import msvcrt  # noqa: PLC0415
+
+        # Windows locks a byte range (readers of it are refused): one byte past the pid's text.
+        os.lseek(fd, WINDOWS_LOCK_OFFSET, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl  # noqa: PLC0415
+
+    try:
+        # flock, not fcntl locks: it also conflicts between two opens in one process.
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _read_owner(fd: int) -> str:
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, 32).decode("ascii", errors="replace").strip()
+    except OSError:
+        return ""
+    return text if text.isdigit() else ""

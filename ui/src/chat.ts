@@ -107,7 +107,8 @@ function renderEntry(e: Entry): HTMLElement {
       return h(
         "details.msg.tool",
         { class: e.isError ? "error" : "" },
-        h("summary", {}, `🔧 ${e.name}`, e.output === null ? " …" : ""),
+        // Text, not an emoji: the window may have no emoji font.
+        h("summary", {}, h("span.tool-tag", {}, "tool"), e.name, e.output === null ? " …" : ""),
         h("pre", {}, JSON.stringify(e.input, null, 2)),
         e.output !== null ? h("pre.tool-output", {}, e.output) : null,
       );

@@ -267,10 +267,10 @@ def _window_folder(path: str | None) -> Path:
         return Path(path)
     if from_terminal:
         return Path(".")
-    from idea.infrastructure.recent_projects import RecentProjects, user_config_dir
+    from idea.infrastructure.recent_projects import RecentProjects, scratch_project_dir
 
     recent = [entry.root for entry in RecentProjects().all()]
-    return default_project_folder(Path.cwd(), recent, user_config_dir() / "scratch")
+    return default_project_folder(Path.cwd(), recent, scratch_project_dir())
 
 
 def _open(path: Path, port: int) -> int:

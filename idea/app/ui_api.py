@@ -33,6 +33,7 @@ from idea.domain.layout import DEFAULT_TAB_TITLE, DIRECTIONS, VIEWS, Layouts
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
 from idea.infrastructure.cli_detection import detect_all
+from idea.infrastructure.recent_projects import scratch_project_dir
 
 T = TypeVar("T")
 MODES: tuple[Mode, ...] = (Mode.TERMINAL, Mode.STRUCTURED)
@@ -358,13 +359,22 @@ class UiApi:
 
 def _project_json(runtime: ProjectRuntime) -> JsonObject:
     info = runtime.services.info
+    root = runtime.services.paths.root
     return {
         "id": info.id,
         "name": info.name,
-        "root": str(runtime.services.paths.root),
+        "root": str(root),
         "created_at_ms": info.created_at_ms,
         "version": __version__,
+        "scratch": _same_folder(root, scratch_project_dir()),
     }
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
 
 
 def _is_dir(path: str) -> bool:

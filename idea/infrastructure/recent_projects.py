@@ -32,6 +32,11 @@ def user_config_dir() -> Path:
     return (Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".config") / "idea"
 
 
+def scratch_project_dir() -> Path:
+    """Where IdeA opens when started from a desktop menu with nothing else to open."""
+    return user_config_dir() / "scratch"
+
+
 @dataclass(frozen=True, slots=True)
 class RecentProject:
     root: str

@@ -8,7 +8,7 @@ import uuid
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import idea_serve, make_project, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -383,3 +383,22 @@ def test_a_live_agent_is_restarted_in_the_other_view_after_confirmation(
     expect(cell).to_have_attribute("data-view", "terminal")
     expect(cell.locator(".cell-title")).to_contain_text("fake · terminal")
     assert questions == ["Restart bot as a terminal? Its chat session ends."]
+
+
+@pytest.mark.timeout(90)
+def test_the_scratch_project_asks_which_project_to_open(
+    page: Page, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What a desktop launcher opens when there is no project to reopen (idea.app.launch_context).
+    monkeypatch.setenv("IDEA_CONFIG_DIR", str(tmp_path / "config"))
+    scratch = tmp_path / "config" / "scratch"
+    scratch.mkdir(parents=True)
+    with idea_serve(tmp_path, scratch) as (url, _):
+        page.goto(url)
+        expect(page.get_by_role("dialog", name="Open a project")).to_be_visible()
+        expect(page.get_by_label("Project folder")).to_be_focused()
+    with idea_serve(tmp_path, make_project(tmp_path)) as (url, _):
+        open_app(page, url)
+        # Once the project is shown, the UI has decided whether to ask: a real project does not.
+        assert page.evaluate("window.ideaReady.then(() => 1)") == 1
+        expect(page.get_by_role("dialog", name="Open a project")).to_be_hidden()

@@ -136,12 +136,19 @@ let markReady: () => void = () => {};
   markReady = resolve;
 });
 
+let askedForProject = false;
+
 async function load(): Promise<void> {
   try {
     workspace.reset();
     await store.loadAll();
     await panel.refresh();
     markReady();
+    // Started from a desktop menu with no project to reopen: ask which one to open.
+    if (store.project?.scratch && !askedForProject) {
+      askedForProject = true;
+      void openProject.show();
+    }
     const problems = await api.call<ApiError[]>("problems.list");
     if (problems.length) showError(new ApiFailure(problems[0]));
   } catch (e) {

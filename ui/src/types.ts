@@ -51,7 +51,7 @@ export type LayoutNode = Leaf | Split;
 export type Tab = { id: string; title: string; root: LayoutNode };
 export type Layouts = { version: 1; tabs: Tab[]; active_tab: string };
 
-export type ProjectInfo = { id: string; name: string; root: string; version: string };
+export type ProjectInfo = { id: string; name: string; root: string; version: string; scratch: boolean };
 export type RecentProject = { root: string; name: string; opened_at_ms: number; current: boolean; exists: boolean };
 
 export type WorkRow = {

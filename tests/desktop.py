@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import select
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -19,9 +20,11 @@ import pytest
 
 READY = "IdeA window ready"
 
+X_TOOLS = ("Xvfb", "xwininfo", "import", "identify")
 needs_xvfb = pytest.mark.skipif(
-    shutil.which("Xvfb") is None,
-    reason="Xvfb is not installed (apt-get install xvfb; .ci/run installs it)",
+    any(shutil.which(tool) is None for tool in X_TOOLS),
+    reason="needs Xvfb, xwininfo and ImageMagick (apt-get install xvfb x11-utils imagemagick; "
+    ".ci/run installs them)",
 )
 
 
@@ -72,8 +75,7 @@ def window_env(display: str) -> dict[str, str]:
 
 
 def x_titles(display: str) -> str:
-    if shutil.which("xwininfo") is None:
-        return ""
+    """Every window of the display, with its title (``xwininfo -tree``)."""
     tree = subprocess.run(
         ["xwininfo", "-display", display, "-root", "-tree"],
         capture_output=True,
@@ -146,3 +148,28 @@ def wm_titles(display: str) -> list[str]:
     # wmctrl -l: id, desktop, host, title.
     rows = run_x(display, "wmctrl", "-l").stdout.splitlines()
     return [row.split(None, 3)[3] for row in rows if len(row.split(None, 3)) == 4]
+
+
+def check_window_opens_and_closes(
+    argv: list[str], env: dict[str, str], display: str, title: str, shot: Path
+) -> None:
+    """``idea open`` as a user sees it: the window says ready, has its title, shows a page that is
+    not blank, and SIGTERM closes it cleanly (exit 0, ``closed``, no helper process left)."""
+    import psutil  # noqa: PLC0415
+
+    from tests.processes import LineWatcher, spawned  # noqa: PLC0415
+
+    with spawned(argv, env=env) as proc:
+        out = LineWatcher(proc.stdout)  # type: ignore[arg-type]
+        out.wait_for(lambda line: line.startswith("IdeA UI: http://127.0.0.1:"), timeout=90)
+        out.wait_for(lambda line: line.strip() == READY, timeout=120)
+        assert f'"{title}"' in x_titles(display)
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        assert screenshot_colours(display, shot) > 8, "the window's screenshot stays blank"
+        tree = psutil.Process(proc.pid).children(recursive=True)
+        assert tree, "Qt WebEngine runs helper processes"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0, proc.stderr.read() if proc.stderr else ""
+        _, alive = psutil.wait_procs(tree, timeout=10)
+        assert not alive, f"left behind: {alive}"
+        out.wait_for(lambda line: line.strip() == "closed", timeout=5)

@@ -6,17 +6,15 @@ SIGTERM (exit 0, no process left behind). Without a display, ``idea open`` serve
 """
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import psutil
 import pytest
 
-from tests.desktop import READY, needs_xvfb, screenshot_colours, window_env, x_titles, xvfb
+from tests.desktop import check_window_opens_and_closes, needs_xvfb, window_env, xvfb
 from tests.processes import LineWatcher, spawned
 
 IDEA = [sys.executable, "-m", "idea"]
@@ -33,28 +31,9 @@ SCREENSHOT = (
 def test_open_shows_the_ui_in_a_window_and_closes_cleanly_on_sigterm(tmp_path):
     project = tmp_path / "demo"
     project.mkdir()
-    with xvfb() as display, spawned([*IDEA, "open", str(project)], env=window_env(display)) as p:
-        out = LineWatcher(p.stdout)
-        out.wait_for(lambda line: line.startswith("IdeA UI: http://127.0.0.1:"), timeout=60)
-        out.wait_for(lambda line: line.strip() == READY, timeout=90)
-
-        titles = x_titles(display)
-        if titles:
-            assert '"IdeA — demo"' in titles, titles
-
-        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        if shutil.which("import") is not None:
-            assert screenshot_colours(display, SCREENSHOT) > 8, (
-                "the window's screenshot stays blank"
-            )
-
-        tree = psutil.Process(p.pid).children(recursive=True)
-        assert tree, "Qt WebEngine runs helper processes"
-        p.send_signal(signal.SIGTERM)
-        assert p.wait(timeout=30) == 0, p.stderr.read() if p.stderr else ""
-        _, alive = psutil.wait_procs(tree, timeout=10)
-        assert not alive, f"left behind: {alive}"
-        out.wait_for(lambda line: line.strip() == "closed", timeout=5)
+    with xvfb() as display:
+        argv = [*IDEA, "open", str(project)]
+        check_window_opens_and_closes(argv, window_env(display), display, "IdeA — demo", SCREENSHOT)
     assert (project / ".ideai" / "project.json").is_file()
 
 

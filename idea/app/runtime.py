@@ -33,6 +33,7 @@ from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.layout import Layouts
 from idea.domain.profile import AdapterKind
 from idea.infrastructure.atomic_file import remove_stale_temps
+from idea.infrastructure.chat_log import JsonlChatLog
 from idea.infrastructure.claude_session import start_claude_session
 from idea.infrastructure.codex_session import start_codex_session
 from idea.infrastructure.delegation_log import JsonlDelegationLog
@@ -96,6 +97,7 @@ class ProjectRuntime:
         self.bus = EventBus()
         self.sessions = LiveSessions()
         self.delegations = JsonlDelegationLog(services.paths.delegations_log)
+        self.chat_log = JsonlChatLog(services.paths.chats)
         s = services
         self.launch = LaunchAgent(s.agents, s.profiles, self.sessions, starter, self.bus, s.clock)
         self.stop_agent = StopAgent(s.agents, self.sessions, self.bus)

@@ -81,7 +81,7 @@ class UiServer:
         self.port = port
         self._host = host
         self.outbox_limits = (interval_s, output_limit_bytes)
-        self._transcripts = ChatTranscripts()
+        self._transcripts = ChatTranscripts(chat_log=host.current.chat_log)
         self._api = UiApi(host, self.problems, self.chat_history)
         self._clients: set[Client] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -310,7 +310,7 @@ class UiServer:
         """Another project is current: clients drop their views of the old one and reload."""
         self._unfollow()
         self._seen_problems.clear()
-        self._transcripts = ChatTranscripts()
+        self._transcripts = ChatTranscripts(chat_log=runtime.chat_log)
         for client in list(self._clients):
             client.detach_all()
         self._follow(runtime)

@@ -77,6 +77,10 @@ class ProjectPaths:
         return self.log / "delegations.jsonl"
 
     @cached_property
+    def chats(self) -> Path:
+        return self.log / "chats"
+
+    @cached_property
     def orchestrator_done(self) -> Path:
         return self.orchestrator / "done"
 

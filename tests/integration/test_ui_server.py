@@ -796,3 +796,24 @@ async def test_a_tab_is_renamed_and_a_bad_title_names_the_field(api, runtime):
     assert (error["code"], error["message"].split(":")[0]) == ("INVALID", "title")
     missing = await api.fail("layouts.apply", op="rename_tab", tab_id=tab)
     assert (missing["code"], missing["field"]) == ("MISSING_FIELD", "title")
+
+
+async def test_the_chat_comes_back_after_the_app_restarts(api, host, starter, dist, runtime):
+    await api.ok("chat.send", name="bot", text="remember me")
+    root = runtime.services.paths.root
+    await host.close()  # the app closes
+    reopened = await open_fake(starter)(root)
+    server, client = await serve(reopened, dist)
+    fresh = await connect((server, client))
+    try:
+        history = await fresh.ok("chat.history", name="bot")
+        assert [(e["type"], e.get("prompt") or e.get("text")) for e in history["entries"]] == [
+            ("turn_started", "remember me"),
+            ("text", "echo: remember me"),
+            ("final", "echo: remember me"),
+        ]
+        assert (root / ".ideai" / "log" / "chats" / "id-bot.jsonl").is_file()
+    finally:
+        await fresh.ws.close()
+        await client.close()
+        await reopened.close()

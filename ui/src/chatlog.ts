@@ -1,7 +1,7 @@
 // Chat transcripts per agent, fed by pushed ChatEvents (whoever asked: the UI, another agent, a
-// request file). A chat shown for the first time loads `chat.history` (what the server kept since
-// the project opened) and merges the live events by `seq`; when the server kept nothing (the app
-// restarted), past turns are rebuilt from the delegation log (prompt and reply, no tool calls).
+// request file). A chat shown for the first time loads `chat.history` (what the server keeps, across
+// restarts too) and merges the live events by `seq`; when it has nothing (a project whose chats
+// were never logged), past turns are rebuilt from the delegation log (prompt and reply only).
 
 import { api } from "./api";
 import { store } from "./state";

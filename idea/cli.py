@@ -2,7 +2,7 @@
 
 Everything is imported inside the command that needs it, so that light commands start fast; the
 ``mcp-server`` bridge is routed before anything else (argparse included) is imported, and only
-``idea.bridge`` (stdlib, msgpack, ``idea.protocol``) is loaded for it. Bad input: one line on
+``idea.bridge`` (stdlib, msgpack, ``idea.endpoint``) is loaded for it. Bad input: one line on
 stderr naming the problem, exit 2.
 """
 

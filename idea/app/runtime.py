@@ -32,6 +32,7 @@ from idea.domain.events import StoreFileQuarantined
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.layout import Layouts
 from idea.domain.profile import AdapterKind
+from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.atomic_file import remove_stale_temps
 from idea.infrastructure.chat_log import JsonlChatLog
 from idea.infrastructure.claude_session import start_claude_session
@@ -48,7 +49,6 @@ from idea.infrastructure.project_lock import ProjectLock
 from idea.infrastructure.session_starter import CliSessionStarter
 from idea.infrastructure.terminal_injection import TERMINAL_INJECTORS
 from idea.infrastructure.terminal_launcher import default_terminal_launcher
-from idea.protocol.endpoint import mcp_endpoint
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

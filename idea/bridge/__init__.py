@@ -1,1 +1,1 @@
-"""The ``idea mcp-server`` relay: stdlib, msgpack and idea.protocol only."""
+"""The ``idea mcp-server`` relay: stdlib, msgpack and idea.endpoint only."""

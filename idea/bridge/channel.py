@@ -6,7 +6,7 @@ which accepted ours), and it returns or raises within its ``timeout``; a failure
 payloads: ``send(bytes)``, ``recv() -> bytes`` (``EOFError`` once the app is gone) and ``close()``,
 which may be called from another thread and wakes a ``recv`` blocked in the main thread.
 
-Every message, the proof steps included, is one frame of ``idea.protocol.loopback``, over a Unix
+Every message, the proof steps included, is one frame of ``idea.endpoint.loopback``, over a Unix
 socket (POSIX) or a named pipe opened as a file (Windows, ``\\\\.\\pipe\\…``).
 """
 
@@ -22,7 +22,7 @@ import time
 from collections import deque
 from typing import BinaryIO, Protocol
 
-from idea.protocol import loopback
+from idea.endpoint import loopback
 
 CONNECT_TIMEOUT = 1.5  # seconds for connect + proof; the caller adds the hello on top
 _CHUNK = 256 * 1024
@@ -175,7 +175,7 @@ def _connect_socket(endpoint: str, key: bytes, timeout: float) -> SocketChannel:
 
 
 def _prove(channel: Channel, key: bytes, deadline: float) -> None:
-    """The bridge's side of the mutual proof of ``idea.protocol.loopback``."""
+    """The bridge's side of the mutual proof of ``idea.endpoint.loopback``."""
 
     def receive(step: str) -> bytes:
         try:

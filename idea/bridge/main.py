@@ -4,7 +4,7 @@ Invariants: nothing but JSON-RPC lines ever reaches stdout (``sys.stdout`` is po
 before anything else can print); every failure before the relay starts is one stderr line and an
 exit code within ~2 s of start (2: bad arguments, unreadable key, rejected; 1: app unreachable or
 not authenticated); SIGINT and SIGTERM end the process at once, whatever it is waiting on.
-Start-up time matters (one bridge per agent CLI): only stdlib, msgpack and ``idea.protocol``.
+Start-up time matters (one bridge per agent CLI): only stdlib, msgpack and ``idea.endpoint``.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import sys
 from typing import Protocol, TextIO
 
 from idea.bridge.channel import Channel, SocketChannel
-from idea.protocol import loopback
+from idea.endpoint import loopback
 
 EXIT_OK = 0
 EXIT_APP_GONE = 1

@@ -19,7 +19,7 @@ from typing import TextIO
 from idea.bridge.channel import SocketChannel
 from idea.bridge.relay import DRAIN_S, EXIT_OK, app_gone_report
 from idea.bridge.session import RelaySession
-from idea.protocol import loopback
+from idea.endpoint import loopback
 
 HIGH_WATER = 1024 * 1024  # bytes waiting for the socket before stdin is no longer read
 READ_CHUNK = 256 * 1024

@@ -22,7 +22,7 @@ from idea.bridge.relay import (
     app_gone_report,
 )
 from idea.bridge.session import RelaySession
-from idea.protocol import loopback
+from idea.endpoint import loopback
 
 
 def relay_threads(stdin: LineReader, stdout: ByteWriter, channel: Channel, stderr: TextIO) -> int:

@@ -14,7 +14,7 @@ import json
 import threading
 from typing import Any
 
-from idea.protocol import jsonrpc, loopback
+from idea.endpoint import jsonrpc, loopback
 
 APP_CLOSED = "the IdeA app closed the connection"
 _CANCELLED = "notifications/cancelled"

@@ -16,8 +16,8 @@ from pathlib import Path
 import idea
 from idea.application.session_ports import McpServerEntry
 from idea.domain.json_types import JsonObject
+from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.json_document import JsonDocument
-from idea.protocol.endpoint import mcp_endpoint
 
 SERVER_NAME = "idea"
 

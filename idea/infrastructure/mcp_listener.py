@@ -22,8 +22,8 @@ from collections.abc import Callable
 from typing import Protocol
 
 from idea.domain.errors import Conflict
-from idea.protocol import loopback
-from idea.protocol.endpoint import ensure_endpoint_dir
+from idea.endpoint import loopback
+from idea.endpoint.naming import ensure_endpoint_dir
 
 log = logging.getLogger(__name__)
 

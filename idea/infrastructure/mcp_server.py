@@ -9,7 +9,7 @@ task, so a long ``idea_ask_agent`` never delays a ping, another call or the
 ``notifications/cancelled`` that withdraws or interrupts it.
 
 ``send`` receives exactly one JSON-RPC message per call as one UTF-8 line ending with ``"\\n"``
-(the bytes of ``idea.protocol.jsonrpc.line``); it queues them for the client and never blocks, so
+(the bytes of ``idea.endpoint.jsonrpc.line``); it queues them for the client and never blocks, so
 a message is never cut in half, whatever is cancelled.
 """
 
@@ -28,6 +28,7 @@ from idea.domain.commands import AskAgent, Command
 from idea.domain.errors import IdeaError
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.outcome import OrchestratorOutcome
+from idea.endpoint import jsonrpc
 from idea.infrastructure.mcp_tools import (
     TOOLS,
     TOOLS_BY_NAME,
@@ -37,7 +38,6 @@ from idea.infrastructure.mcp_tools import (
     error_result,
     outcome_result,
 )
-from idea.protocol import jsonrpc
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 One ``idea`` executable serves the window, ``serve`` and the MCP bridge (DESIGN.md §10). The
 bridge is spawned once per agent CLI, so its start-up time matters: for ``idea mcp-server`` this
-hook sets up the frozen importer itself, runs the bridge (stdlib, msgpack, ``idea.protocol``) and
+hook sets up the frozen importer itself, runs the bridge (stdlib, msgpack, ``idea.endpoint``) and
 exits, skipping the bootstrap's ctypes hooks and every later runtime hook (inspect, pkgutil,
 multiprocessing, PySide6, ...).
 

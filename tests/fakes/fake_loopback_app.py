@@ -1,6 +1,6 @@
 """A stand-in for the IdeA app's MCP listener: the app side of the loopback protocol (§9.3).
 
-Stdlib + msgpack + ``idea.protocol``, threads only. It listens on a Unix socket in a fresh
+Stdlib + msgpack + ``idea.endpoint``, threads only. It listens on a Unix socket in a fresh
 temp folder, proves itself (or not), answers ``hello`` with ``welcome`` (or ``reject``), then
 answers each JSON-RPC request the bridge relays, by method:
 
@@ -28,7 +28,7 @@ import tempfile
 import threading
 from typing import Any
 
-from idea.protocol import jsonrpc, loopback
+from idea.endpoint import jsonrpc, loopback
 
 REJECT_CODE = "UNKNOWN_AGENT"
 WAIT_LIMIT = 10.0  # no thread of the fake waits longer than this

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from idea.protocol import jsonrpc
+from idea.endpoint import jsonrpc
 from tests.fakes.fake_loopback_app import REJECT_CODE, FakeLoopbackApp
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="Unix-socket endpoints (POSIX)")
@@ -369,10 +369,10 @@ def test_the_bridge_loads_only_stdlib_msgpack_and_its_own_packages(spawn, app, k
     bridge.close_stdin()
     assert bridge.wait(timeout=5) == 0
     loaded = set(dump.read_text(encoding="utf-8").split())
-    assert {"idea.bridge.relay", "idea.protocol.loopback", "msgpack"} <= loaded
+    assert {"idea.bridge.relay", "idea.endpoint.loopback", "msgpack"} <= loaded
     ours = {"idea", "idea.__main__", "idea.cli"}
     # msgpack's compiled extension registers its Cython runtime as modules.
-    allowed_prefixes = ("idea.bridge", "idea.protocol", "msgpack", "_cython_", "cython_runtime")
+    allowed_prefixes = ("idea.bridge", "idea.endpoint", "msgpack", "_cython_", "cython_runtime")
     extra = sorted(
         name
         for name in loaded - startup_modules(tmp_path)

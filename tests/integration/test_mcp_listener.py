@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from idea.domain.errors import Conflict
+from idea.endpoint import loopback
 from idea.infrastructure.mcp_listener import McpListener
-from idea.protocol import loopback
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets")
 

@@ -1,5 +1,5 @@
 """Layer rules that import-linter cannot express: the domain uses the standard library only, and
-the bridge and protocol leaf use nothing but the standard library and msgpack."""
+the bridge and the endpoint leaf use nothing but the standard library and msgpack."""
 
 import ast
 import sys
@@ -26,8 +26,8 @@ def imported_roots(folder: Path) -> set[tuple[str, str]]:
     ("layer", "allowed"),
     [
         ("domain", {"idea.domain"}),
-        ("protocol", {"idea.protocol", "msgpack"}),
-        ("bridge", {"idea.protocol", "idea.bridge", "msgpack"}),
+        ("endpoint", {"idea.endpoint", "msgpack"}),
+        ("bridge", {"idea.endpoint", "idea.bridge", "msgpack"}),
     ],
 )
 def test_layer_imports_only_stdlib_and_allowed(layer, allowed):

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from idea.bridge.channel import AuthenticationFailed, EndpointUnavailable, connect
-from idea.protocol import loopback
+from idea.endpoint import loopback
 from tests.fakes.fake_loopback_app import FakeLoopbackApp
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="Unix-socket endpoints (POSIX)")

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from idea.bridge.channel import PipeChannel, _prove
-from idea.protocol import loopback
+from idea.endpoint import loopback
 
 KEY = os.urandom(32)
 

@@ -14,7 +14,7 @@ import pytest
 
 from idea.bridge.channel import SocketChannel
 from idea.bridge.relay import EXIT_APP_GONE, EXIT_OK, EXIT_REJECTED, relay
-from idea.protocol import jsonrpc, loopback
+from idea.endpoint import jsonrpc, loopback
 
 WAIT = 5.0
 EOF_MARK = object()

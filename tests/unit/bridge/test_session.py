@@ -5,7 +5,7 @@ import json
 import pytest
 
 from idea.bridge.session import RelaySession, one_line
-from idea.protocol import jsonrpc, loopback
+from idea.endpoint import jsonrpc, loopback
 
 LINES = [b'{"jsonrpc":"2.0","id":1,"method":"a"}', b"", b"not json", b'{"id":"\xc3\xa9"}']
 STREAM = b"\n".join(LINES) + b"\n" + b'{"partial":'

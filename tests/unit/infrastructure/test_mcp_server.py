@@ -14,6 +14,7 @@ from idea.domain import commands as c
 from idea.domain.errors import AgentFailed, IdeaTimeout, NotFound
 from idea.domain.live_state import Status
 from idea.domain.outcome import OrchestratorOutcome
+from idea.endpoint import jsonrpc
 from idea.infrastructure.mcp_server import (
     LATEST_VERSION,
     SUPPORTED_VERSIONS,
@@ -21,7 +22,6 @@ from idea.infrastructure.mcp_server import (
     encode,
 )
 from idea.infrastructure.mcp_tools import TOOLS_BY_NAME
-from idea.protocol import jsonrpc
 
 AGENTS = [
     {

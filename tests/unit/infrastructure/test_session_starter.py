@@ -11,11 +11,11 @@ from idea.application.session_ports import StructuredSpec
 from idea.domain.agent import Agent
 from idea.domain.errors import Unavailable
 from idea.domain.profile import AdapterKind, McpConfigFile, McpEnv, McpFlag, Profile
+from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.mcp_declaration import write_declaration
 from idea.infrastructure.project_paths import ProjectPaths
 from idea.infrastructure.run_dir import read_pid_records
 from idea.infrastructure.session_starter import CliSessionStarter
-from idea.protocol.endpoint import mcp_endpoint
 from tests.fakes.fake_agent_session import FakeAgentSession
 from tests.fakes.fake_terminal import FakeProgram, FakeTerminalLauncher
 

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from idea.protocol.endpoint import MAX_SOCKET_PATH, ensure_endpoint_dir, mcp_endpoint
+from idea.endpoint.naming import MAX_SOCKET_PATH, ensure_endpoint_dir, mcp_endpoint
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="Unix socket naming")

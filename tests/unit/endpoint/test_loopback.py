@@ -2,7 +2,7 @@
 
 import pytest
 
-from idea.protocol import loopback
+from idea.endpoint import loopback
 
 SIZES = [0, 1, 255, 256, 65535, 65536, 70000]
 

@@ -29,10 +29,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from idea.app.runtime import ProjectRuntime
-from idea.domain.agent import Agent
 from idea.infrastructure.mcp_declaration import mcp_server_entry, server_json, write_declaration
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.mcp_clients import IDEA_TOOLS, fake_agents_runtime
 from tests.real_cli.clis import NODE_MODULES, kill_tree, pinned_node
 
 INSPECTOR_PACKAGE = NODE_MODULES / "@modelcontextprotocol" / "inspector"
@@ -40,16 +38,7 @@ INSPECTOR_NODE_MIN = (22, 19)
 INSPECTOR_TIMEOUT = 30.0  # one Inspector run takes ~0.5 s
 BRIDGE_EXIT_TIMEOUT = 5.0  # the Inspector closes the bridge's stdin, then signals after 2 s
 
-TOOLS = {
-    "idea_list_agents",
-    "idea_ask_agent",
-    "idea_spawn_agent",
-    "idea_stop_agent",
-    "idea_update_agent_context",
-    "idea_create_skill",
-    "idea_workstate_set",
-    "idea_workstate_get",
-}
+TOOLS = IDEA_TOOLS
 
 pytestmark = [
     pytest.mark.slow,
@@ -191,14 +180,8 @@ class Inspector:
 async def runtime(tmp_path):
     root = tmp_path / "project"
     root.mkdir()
-    rt = await ProjectRuntime.open(root, starter=FakeSessionStarter())
-    for agent in (
-        Agent(id="id-caller", name="caller", profile="claude"),
-        Agent(id="id-helper", name="helper", profile="claude"),
-    ):
-        rt.services.agents.save(agent)
-    yield rt
-    await rt.close()
+    async with fake_agents_runtime(root) as rt:
+        yield rt
 
 
 @pytest.fixture

@@ -11,27 +11,19 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from idea.app.runtime import ProjectRuntime
 from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
 from idea.domain.profile import Mode
 from idea.infrastructure.mcp_declaration import mcp_server_entry
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.mcp_clients import IDEA_TOOLS, fake_agents_runtime
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket endpoint")
 
 
 @pytest.fixture
 async def runtime(tmp_path):
-    rt = await ProjectRuntime.open(tmp_path, starter=FakeSessionStarter())
-    for agent in (
-        Agent(id="id-caller", name="caller", profile="claude"),
-        Agent(id="id-helper", name="helper", profile="claude"),
-        Agent(id="id-sh", name="sh", profile="shell"),
-    ):
-        rt.services.agents.save(agent)
-    yield rt
-    await rt.close()
+    async with fake_agents_runtime(tmp_path, Agent(id="id-sh", name="sh", profile="shell")) as rt:
+        yield rt
 
 
 def server_params(runtime, requester: str) -> StdioServerParameters:
@@ -56,16 +48,7 @@ async def test_sdk_client_lists_and_calls_the_tools(runtime):
         init = await session.initialize()
         assert init.server_info.name == "idea"
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert set(tools) == {
-            "idea_list_agents",
-            "idea_ask_agent",
-            "idea_spawn_agent",
-            "idea_stop_agent",
-            "idea_update_agent_context",
-            "idea_create_skill",
-            "idea_workstate_set",
-            "idea_workstate_get",
-        }
+        assert set(tools) == IDEA_TOOLS
         for tool in tools.values():
             assert tool.input_schema["type"] == "object"
             assert tool.description

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from idea.app.runtime import ProjectRuntime
-from idea.domain.agent import Agent
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.mcp_clients import fake_agents_runtime
 from tests.packaging.builds import APPIMAGE, FROZEN, require_build
 
 
@@ -24,11 +23,5 @@ def appimage() -> Path:
 
 @pytest.fixture
 async def runtime(tmp_path: Path) -> AsyncIterator[ProjectRuntime]:
-    rt = await ProjectRuntime.open(tmp_path, starter=FakeSessionStarter())
-    for agent in (
-        Agent(id="id-caller", name="caller", profile="claude"),
-        Agent(id="id-helper", name="helper", profile="claude"),
-    ):
-        rt.services.agents.save(agent)
-    yield rt
-    await rt.close()
+    async with fake_agents_runtime(tmp_path) as rt:
+        yield rt

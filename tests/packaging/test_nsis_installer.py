@@ -75,23 +75,21 @@ def placeholder_build(folder: Path, *extra: str) -> Path:
     return dist
 
 
-def compile_installer(tools: dict[str, str], dist: Path, version: str, out: Path) -> Path:
-    # -WX: a warning is a failure, so the script stays clean.
-    result = subprocess.run(
-        [
-            tools["makensis"],
-            "-V2",
-            "-WX",
-            f"-DVERSION={version}",
-            f"-DDIST={dist}",
-            f"-DOUTFILE={out}",
-            str(SCRIPT),
-        ],
+def makensis(tools: dict[str, str], *options: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [tools["makensis"], *options, str(SCRIPT)],
         capture_output=True,
         text=True,
         encoding="utf-8",
         timeout=RUN_TIMEOUT_S,
         check=False,
+    )
+
+
+def compile_installer(tools: dict[str, str], dist: Path, version: str, out: Path) -> Path:
+    # -WX: a warning is a failure, so the script stays clean.
+    result = makensis(
+        tools, "-V2", "-WX", f"-DVERSION={version}", f"-DDIST={dist}", f"-DOUTFILE={out}"
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert out.is_file()
@@ -273,30 +271,12 @@ def test_upgrade_replaces_the_runtime_and_the_version(wine, tmp_path):
 def test_the_script_refuses_to_compile_without_a_version_or_a_build(tools, tmp_path):
     dist = placeholder_build(tmp_path / "dist")
     out = tmp_path / "IdeA-setup.exe"
-    no_version = subprocess.run(
-        [tools["makensis"], f"-DDIST={dist}", f"-DOUTFILE={out}", str(SCRIPT)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=RUN_TIMEOUT_S,
-        check=False,
-    )
+    no_version = makensis(tools, f"-DDIST={dist}", f"-DOUTFILE={out}")
     assert no_version.returncode != 0
     assert "VERSION is not defined" in no_version.stdout + no_version.stderr
 
-    no_build = subprocess.run(
-        [
-            tools["makensis"],
-            "-DVERSION=0.1.0",
-            f"-DDIST={tmp_path / 'missing'}",
-            f"-DOUTFILE={out}",
-            str(SCRIPT),
-        ],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=RUN_TIMEOUT_S,
-        check=False,
+    no_build = makensis(
+        tools, "-DVERSION=0.1.0", f"-DDIST={tmp_path / 'missing'}", f"-DOUTFILE={out}"
     )
     assert no_build.returncode != 0
     assert "idea.exe is missing" in no_build.stdout + no_build.stderr

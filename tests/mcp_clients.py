@@ -1,0 +1,38 @@
+"""What the MCP client tests share: the tools IdeA must offer, and a headless project runtime with
+fake agents for a client (the SDK, the Inspector, a frozen bridge) to reach."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from idea.app.runtime import ProjectRuntime
+from idea.domain.agent import Agent
+from tests.fakes.fake_session_starter import FakeSessionStarter
+
+IDEA_TOOLS = {
+    "idea_list_agents",
+    "idea_ask_agent",
+    "idea_spawn_agent",
+    "idea_stop_agent",
+    "idea_update_agent_context",
+    "idea_create_skill",
+    "idea_workstate_set",
+    "idea_workstate_get",
+}
+
+CALLER = Agent(id="id-caller", name="caller", profile="claude")
+HELPER = Agent(id="id-helper", name="helper", profile="claude")
+
+
+@asynccontextmanager
+async def fake_agents_runtime(root: Path, *extra: Agent) -> AsyncIterator[ProjectRuntime]:
+    """The project in ``root`` open with fake sessions and agents caller, helper, ``extra``."""
+    runtime = await ProjectRuntime.open(root, starter=FakeSessionStarter())
+    try:
+        for agent in (CALLER, HELPER, *extra):
+            runtime.services.agents.save(agent)
+        yield runtime
+    finally:
+        await runtime.close()

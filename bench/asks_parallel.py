@@ -16,11 +16,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from idea.application.ask_agent import AskAgent
+from idea.application.ask_agent import AgentAsker
 from idea.application.event_bus import EventBus
-from idea.application.launch_agent import LaunchAgent
+from idea.application.launch_agent import AgentLauncher
 from idea.application.live_sessions import LiveSessions
-from idea.application.stop_agent import StopAgent
+from idea.application.stop_agent import AgentStopper
 from idea.domain.agent import Agent
 from tests.fakes.clock import FakeClock
 from tests.fakes.fake_agent_session import FakeAgentSession
@@ -41,10 +41,10 @@ async def run(asks: int, agents: int, seed: int) -> tuple[float, float]:
     names = [f"agent-{i}" for i in range(agents)]
     store = InMemoryAgentStore(*(Agent(id=f"id-{n}", name=n, profile="claude") for n in names))
     sessions, bus = LiveSessions(), EventBus()
-    launch = LaunchAgent(
+    launch = AgentLauncher(
         store, InMemoryProfileStore(), sessions, FakeSessionStarter(TimedTurn), bus, FakeClock()
     )
-    ask = AskAgent(store, sessions, launch, bus)
+    ask = AgentAsker(store, sessions, launch, bus)
     plan = [(rng.choice(names), rng.randint(5, 40)) for _ in range(asks)]
     serial: dict[str, int] = {}
     for name, ms in plan:
@@ -56,7 +56,7 @@ async def run(asks: int, agents: int, seed: int) -> tuple[float, float]:
     await asyncio.gather(*(ask(name, f"turn {ms}") for name, ms in plan))
     measured = time.perf_counter() - started
     await ask.close()
-    await StopAgent(store, sessions, bus).stop_all("bench over")
+    await AgentStopper(store, sessions, bus).stop_all("bench over")
     return ideal, measured
 
 

@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-import idea.infrastructure.file_door  # noqa: F401  (the door's watchdog settings)
-from idea.app.runtime import ProjectRuntime
+import idea.infrastructure.doors.file  # noqa: F401  (the door's watchdog settings)
+from idea.app.bootstrap import open_project
 from tests.fakes.fake_session_starter import FakeSessionStarter
 
 
@@ -33,7 +33,7 @@ def quantiles(samples: list[float]) -> tuple[float, float]:
 
 
 async def door_latencies(root: Path, count: int) -> list[float]:
-    runtime = await ProjectRuntime.open(root, starter=FakeSessionStarter())
+    runtime = await open_project(root, starter=FakeSessionStarter())
     folder = runtime.services.paths.orchestrator
     body = json.dumps({"action": "workstate.get"})
     samples = []

@@ -110,13 +110,13 @@ def serve_runtime(root: str) -> None:
     import asyncio  # noqa: PLC0415  (only the child needs IdeA and asyncio)
 
     sys.path.insert(0, str(ROOT))
-    from idea.app.runtime import ProjectRuntime  # noqa: PLC0415
+    from idea.app.bootstrap import open_project  # noqa: PLC0415
     from idea.domain.agent import Agent  # noqa: PLC0415
-    from idea.infrastructure.mcp_declaration import mcp_server_entry, server_json  # noqa: PLC0415
+    from idea.infrastructure.clis.declaration import mcp_server_entry, server_json  # noqa: PLC0415
     from tests.fakes.fake_session_starter import FakeSessionStarter  # noqa: PLC0415
 
     async def main() -> None:
-        runtime = await ProjectRuntime.open(Path(root), starter=FakeSessionStarter())
+        runtime = await open_project(Path(root), starter=FakeSessionStarter())
         try:
             for agent in (
                 Agent(id="id-caller", name="caller", profile="claude"),

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from idea.application.session_ports import StructuredSpec, TerminalSpec
 from idea.domain.profile import AdapterKind
-from idea.infrastructure.claude_session import start_claude_session
-from idea.infrastructure.pty_posix import PosixPtyLauncher
+from idea.infrastructure.clis.claude.session import start_claude_session
+from idea.infrastructure.terminal.posix import PosixPtyLauncher
 
 FAKE_CLAUDE = Path(__file__).resolve().parents[1] / "tests" / "fakes" / "fake_claude.py"
 

@@ -220,7 +220,7 @@ def _profiles(project: Path, *, as_json: bool) -> int:
     import json
 
     from idea.app.bootstrap import project_services
-    from idea.infrastructure.cli_detection import detect_all
+    from idea.infrastructure.processes.executables import detect_all
 
     services = project_services(project)
     profiles = services.profiles.all()
@@ -267,7 +267,7 @@ def _window_folder(path: str | None) -> Path:
         return Path(path)
     if from_terminal:
         return Path(".")
-    from idea.infrastructure.recent_projects import RecentProjects, scratch_project_dir
+    from idea.infrastructure.stores.recent_projects import RecentProjects, scratch_project_dir
 
     recent = [entry.root for entry in RecentProjects().all()]
     return default_project_folder(Path.cwd(), recent, scratch_project_dir())

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from idea.app.bootstrap import open_project
 from idea.app.runtime import ProjectRuntime
 from idea.domain.agent import Agent
 from tests.fakes.fake_session_starter import FakeSessionStarter
@@ -29,7 +30,7 @@ HELPER = Agent(id="id-helper", name="helper", profile="claude")
 @asynccontextmanager
 async def fake_agents_runtime(root: Path, *extra: Agent) -> AsyncIterator[ProjectRuntime]:
     """The project in ``root`` open with fake sessions and agents caller, helper, ``extra``."""
-    runtime = await ProjectRuntime.open(root, starter=FakeSessionStarter())
+    runtime = await open_project(root, starter=FakeSessionStarter())
     try:
         for agent in (CALLER, HELPER, *extra):
             runtime.services.agents.save(agent)

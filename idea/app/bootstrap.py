@@ -1,23 +1,63 @@
-"""Composition root: the only place that picks adapters and wires them to the use cases."""
+"""Composition root: the only place that picks adapters and wires them to the use cases.
+
+``project_services`` opens a project's stores; ``wire_core`` binds the use cases and the command
+handlers to any stores (the real ones here, the in-memory fakes in tests); ``open_project`` builds
+a whole ``ProjectRuntime``: the real CLIs from the registry, the file door and the MCP listener.
+"""
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from idea.app.runtime import Core, ProjectRuntime, ProjectServices
+from idea.application.answer_request import answer_request, error_response
+from idea.application.ask_agent import DEFAULT_QUEUE_CAP_S, DEFAULT_TURN_TIMEOUT_S, AgentAsker
+from idea.application.event_bus import EventBus
+from idea.application.handlers import HANDLERS, Handler
+from idea.application.launch_agent import AgentLauncher
+from idea.application.live_sessions import LiveSessions
+from idea.application.orchestrator_service import BoundHandler, OrchestratorService
+from idea.application.ports import (
+    AgentStore,
+    Clock,
+    DelegationLog,
+    IdGenerator,
+    ProfileStore,
+    SkillStore,
+    WorkStateStore,
+)
+from idea.application.session_ports import SessionStarter
+from idea.application.stop_agent import AgentStopper
 from idea.domain.builtin_profiles import builtin_profiles
+from idea.domain.commands import Source
 from idea.domain.errors import CorruptFile, Invalid
-from idea.domain.project import ProjectInfo
-from idea.infrastructure.agent_store import MarkdownAgentStore
-from idea.infrastructure.knowledge_store import MarkdownMemoryStore, MarkdownSkillStore
-from idea.infrastructure.layout_store import JsonLayoutStore
-from idea.infrastructure.live_state_store import JsonLiveStateStore
-from idea.infrastructure.profile_store import JsonProfileStore
-from idea.infrastructure.project_paths import IDEAI, ProjectPaths
-from idea.infrastructure.project_store import JsonProjectStore
-from idea.infrastructure.system import SystemClock, UuidGenerator
+from idea.domain.json_types import JsonObject, JsonValue
+from idea.endpoint.naming import mcp_endpoint
+from idea.infrastructure.clis import CLIS
+from idea.infrastructure.clis.starter import CliSessionStarter
+from idea.infrastructure.doors.file import FileDoor
+from idea.infrastructure.doors.mcp.backend import RuntimeMcpBackend
+from idea.infrastructure.doors.mcp.listener import McpListener
+from idea.infrastructure.doors.mcp.server import McpConnection
+from idea.infrastructure.processes.system import SystemClock, UuidGenerator
+from idea.infrastructure.stores.agents import MarkdownAgentStore
+from idea.infrastructure.stores.chat_log import JsonlChatLog
+from idea.infrastructure.stores.delegation_log import JsonlDelegationLog
+from idea.infrastructure.stores.knowledge import MarkdownMemoryStore, MarkdownSkillStore
+from idea.infrastructure.stores.layouts import JsonLayoutStore
+from idea.infrastructure.stores.paths import IDEAI, ProjectPaths
+from idea.infrastructure.stores.profiles import JsonProfileStore
+from idea.infrastructure.stores.project import JsonProjectStore
+from idea.infrastructure.stores.work_state import JsonWorkStateStore
+from idea.infrastructure.terminal.launcher import default_terminal_launcher
+
+# MCP tool calls must be allowed to outlast the longest ask (turn + some queueing).
+TOOL_TIMEOUT_S = DEFAULT_TURN_TIMEOUT_S * 2
 
 
 def user_shell() -> str:
@@ -34,23 +74,6 @@ def find_project_root(start: Path) -> Path | None:
         if (folder / IDEAI / "project.json").is_file():
             return folder
     return None
-
-
-@dataclass
-class ProjectServices:
-    """The stores of one project, wired to the real clock and id generator."""
-
-    paths: ProjectPaths
-    info: ProjectInfo
-    clock: SystemClock
-    ids: UuidGenerator
-    agents: MarkdownAgentStore
-    profiles: JsonProfileStore
-    layouts: JsonLayoutStore
-    live_state: JsonLiveStateStore
-    skills: MarkdownSkillStore
-    memory: MarkdownMemoryStore
-    problems: list[CorruptFile] = field(default_factory=list)
 
 
 def project_services(root: Path) -> ProjectServices:
@@ -73,8 +96,143 @@ def project_services(root: Path) -> ProjectServices:
         agents=MarkdownAgentStore(paths, clock, ids, problems.append),
         profiles=JsonProfileStore(paths, clock, builtin_profiles(user_shell())),
         layouts=JsonLayoutStore(paths, clock, ids),
-        live_state=JsonLiveStateStore(paths, clock),
+        work_state=JsonWorkStateStore(paths, clock),
         skills=MarkdownSkillStore(paths, clock, problems.append),
         memory=MarkdownMemoryStore(paths, clock, problems.append),
+        delegations=JsonlDelegationLog(paths.delegations_log),
+        chat_log=JsonlChatLog(paths.chats),
         problems=problems,
     )
+
+
+def inject(handler: Handler, dependencies: Mapping[str, object]) -> BoundHandler:
+    """``handler`` with its keyword-only parameters bound by name from ``dependencies``."""
+    names = [
+        p.name
+        for p in inspect.signature(handler).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+    bound = {name: dependencies[name] for name in names}
+
+    async def call(command: Any, caller: Any) -> Any:
+        return await handler(command, caller, **bound)
+
+    return call
+
+
+def wire_core(
+    *,
+    agents: AgentStore,
+    profiles: ProfileStore,
+    skills: SkillStore,
+    work_state: WorkStateStore,
+    delegations: DelegationLog,
+    starter: SessionStarter,
+    clock: Clock,
+    ids: IdGenerator,
+    ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
+    queue_cap_s: float = DEFAULT_QUEUE_CAP_S,
+) -> Core:
+    """The use cases and the command table over these ports."""
+    bus = EventBus()
+    sessions = LiveSessions()
+    launcher = AgentLauncher(agents, profiles, sessions, starter, bus, clock)
+    stopper = AgentStopper(agents, sessions, bus)
+    asker = AgentAsker(
+        agents, sessions, launcher, bus, default_timeout_s=ask_timeout_s, queue_cap_s=queue_cap_s
+    )
+    dependencies: dict[str, object] = {
+        "agents": agents,
+        "profiles": profiles,
+        "skills": skills,
+        "work_state": work_state,
+        "sessions": sessions,
+        "launcher": launcher,
+        "stopper": stopper,
+        "asker": asker,
+        "queue_lengths": asker.queue_length,
+        "events": bus,
+        "clock": clock,
+        "ids": ids,
+    }
+    handlers = {kind: inject(handler, dependencies) for kind, handler in HANDLERS.items()}
+    orchestrator = OrchestratorService(handlers, bus, delegations, clock)
+    return Core(bus, sessions, launcher, stopper, asker, orchestrator)
+
+
+def default_starter(
+    services: ProjectServices, with_mcp: bool, base_env: Mapping[str, str] | None = None
+) -> CliSessionStarter:
+    """The real CLIs; ``base_env`` (default: this process's environment) is what they inherit."""
+    return CliSessionStarter(
+        services.paths,
+        services.info.id,
+        default_terminal_launcher(),
+        CLIS,
+        base_env=base_env,
+        tool_timeout_s=TOOL_TIMEOUT_S,
+        with_mcp=with_mcp,
+    )
+
+
+def project_runtime(
+    services: ProjectServices,
+    starter: SessionStarter,
+    ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
+) -> ProjectRuntime:
+    """One project's runtime: its core, its file door and its MCP listener (not started)."""
+    s = services
+    core = wire_core(
+        agents=s.agents,
+        profiles=s.profiles,
+        skills=s.skills,
+        work_state=s.work_state,
+        delegations=s.delegations,
+        starter=starter,
+        clock=s.clock,
+        ids=s.ids,
+        ask_timeout_s=ask_timeout_s,
+    )
+
+    async def answer_file(request_id: str, body: JsonValue, problem: Invalid | None) -> JsonObject:
+        if problem is not None:
+            return error_response(request_id, problem)
+        return await answer_request(core.orchestrator, s.agents, request_id, body, Source.FILE)
+
+    backend = RuntimeMcpBackend(
+        core.orchestrator, s.agents, s.profiles, s.work_state, core.sessions
+    )
+
+    def listener(key: bytes) -> McpListener:
+        return McpListener(
+            mcp_endpoint(s.info.id),
+            key,
+            s.info.id,
+            backend.is_agent,
+            lambda requester, send: McpConnection(backend, requester, send),
+        )
+
+    return ProjectRuntime(s, core, FileDoor(s.paths.orchestrator, answer_file), backend, listener)
+
+
+async def open_project(
+    root: Path,
+    *,
+    starter: SessionStarter | None = None,
+    with_mcp: bool = True,
+    resume: bool = True,
+    file_door: bool = True,
+    ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
+) -> ProjectRuntime:
+    """Open the project in ``root`` (making it one if needed). Raises ``Conflict`` (open in
+    another IdeA process), ``Invalid``, ``CorruptFile`` (project.json), ``Internal``."""
+    services = project_services(root)
+    runtime = project_runtime(
+        services, starter or default_starter(services, with_mcp), ask_timeout_s
+    )
+    try:
+        await runtime.open(resume=resume, file_door=file_door, mcp=with_mcp)
+    except BaseException:
+        await runtime.close()
+        raise
+    return runtime

@@ -18,7 +18,7 @@ from pathlib import Path
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
 from idea.app.ui_server import UiServer
-from idea.infrastructure.recent_projects import RecentProjects
+from idea.infrastructure.stores.recent_projects import RecentProjects
 
 Printer = Callable[[str], None]
 

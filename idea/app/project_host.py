@@ -13,10 +13,11 @@ import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from idea.app.bootstrap import open_project
 from idea.app.runtime import ProjectRuntime
 from idea.application.session_ports import Unsubscribe
 from idea.domain.errors import IdeaError, Invalid, Unavailable
-from idea.infrastructure.recent_projects import RecentProjects
+from idea.infrastructure.stores.recent_projects import RecentProjects
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ SwitchListener = Callable[[ProjectRuntime], None]
 
 
 async def _open_runtime(root: Path) -> ProjectRuntime:
-    return await ProjectRuntime.open(root)
+    return await open_project(root)
 
 
 def project_folder(path: str) -> Path:

@@ -14,16 +14,15 @@ from pathlib import Path
 from typing import TypeVar
 
 from idea import __version__
-from idea.app.bootstrap import ProjectServices
 from idea.app.project_host import ProjectHost
-from idea.app.runtime import ProjectRuntime
+from idea.app.runtime import ProjectRuntime, ProjectServices
 from idea.app.terminal_stream import TerminalViews
 from idea.application.change_layout import change_layout
 from idea.application.create_agent import NewAgent, create_agent
 from idea.application.edit_agent import AgentChanges, delete_agent, update_agent
 from idea.application.launch_agent import LaunchRequest
 from idea.application.session_ports import TerminalSession
-from idea.application.work_state import board
+from idea.application.work_state import project_work_state
 from idea.domain.agent import Agent
 from idea.domain.commands import AskAgent, Source
 from idea.domain.errors import Conflict, CorruptFile, Invalid, MissingField, NotFound
@@ -32,8 +31,8 @@ from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.layout import DEFAULT_TAB_TITLE, DIRECTIONS, VIEWS, Layouts
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
-from idea.infrastructure.cli_detection import detect_all
-from idea.infrastructure.recent_projects import scratch_project_dir
+from idea.infrastructure.processes.executables import detect_all
+from idea.infrastructure.stores.recent_projects import scratch_project_dir
 
 T = TypeVar("T")
 MODES: tuple[Mode, ...] = (Mode.TERMINAL, Mode.STRUCTURED)
@@ -317,7 +316,7 @@ class UiApi:
     def workstate_get(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         # A read, not a command: it is not logged as a delegation.
         queues = {a.id: self._rt.ask.queue_length(a.id) for a in self._s.agents.all()}
-        return board(self._s.agents, self._s.live_state, self._rt.sessions, queues)
+        return project_work_state(self._s.agents, self._s.work_state, self._rt.sessions, queues)
 
     async def delegations_recent(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         limit = _opt_int(p, "limit", DELEGATIONS_DEFAULT, 1, DELEGATIONS_MAX)
@@ -332,7 +331,7 @@ class UiApi:
     def _agent_rows(self, agents: list[Agent]) -> list[JsonObject]:
         profiles = self._s.profiles.all()
         live = {a.agent_id: a for a in self._rt.sessions.live_agents()}
-        board_rows = self._s.live_state.load().rows
+        board_rows = self._s.work_state.load().rows
         rows: list[JsonObject] = []
         for agent in agents:
             profile = profiles.get(agent.profile)

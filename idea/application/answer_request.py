@@ -6,7 +6,7 @@ Response shape (DESIGN.md §8): ``{"id", "ok", "detail", "reply"?, "data"?, "err
 
 from __future__ import annotations
 
-from idea.application.ask_agent import ProgressListener
+from idea.application.caller import ProgressListener
 from idea.application.orchestrator_service import OrchestratorService
 from idea.application.ports import AgentStore
 from idea.domain.commands import Source

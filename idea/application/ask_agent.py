@@ -1,4 +1,4 @@
-"""AskAgent: send a task to an agent's structured session and return its answer (DESIGN.md §6).
+"""AgentAsker: send a task to an agent's structured session and return its answer (DESIGN.md §6).
 
 - unknown target → NOT_FOUND; target live in a terminal → INVALID (never a misleading ack);
 - target not live → launched in structured mode in the background, then asked;
@@ -13,80 +13,37 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from idea.application.agent_inbox import Inboxes, QueuedTurn
+from idea.application.caller import AskProgress, Caller, ProgressListener
 from idea.application.event_bus import EventPublisher
-from idea.application.launch_agent import LaunchAgent, LaunchRequest
+from idea.application.launch_agent import AgentLauncher, LaunchRequest
 from idea.application.live_sessions import LiveSessions
-from idea.application.ports import AgentStore
+from idea.application.ports import AgentStore, Clock, WorkStateStore
+from idea.application.work_state import record_delegation
+from idea.domain import commands as c
 from idea.domain.agent import Agent
-from idea.domain.errors import Conflict, IdeaError, IdeaTimeout, Invalid
+from idea.domain.errors import IdeaError, IdeaTimeout, Invalid
 from idea.domain.events import (
     AgentQueueChanged,
     AgentReplied,
     AgentTurnFinished,
     AgentTurnStarted,
 )
+from idea.domain.outcome import OrchestratorOutcome
 from idea.domain.profile import Mode
+from idea.domain.wait_graph import WaitGraph
 
 DEFAULT_TURN_TIMEOUT_S = 300.0
 DEFAULT_QUEUE_CAP_S = 900.0
 
 
-@dataclass(frozen=True, slots=True)
-class AskProgress:
-    target: str
-    position: int  # 0 = the target is working on this ask; k = k-th in line
-    target_working: bool
-
-
-ProgressListener = Callable[[AskProgress], None]
-
-
-class WaitGraph:
-    """Who waits on whom, for asks in flight; refuses an edge that would close a cycle."""
-
-    def __init__(self) -> None:
-        self._edges: dict[int, tuple[str, str]] = {}
-        self._ids = itertools.count(1)
-
-    def add(self, requester: str, target: str, names: Callable[[str], str]) -> int:
-        """Raises ``Conflict`` naming the cycle if ``target`` already waits on ``requester``."""
-        path = self._path(target, requester)
-        if path is not None:
-            cycle = " → ".join(names(agent) for agent in [requester, *path])
-            raise Conflict(f"asking would dead-lock: {cycle} (each waits on the next)")
-        edge = next(self._ids)
-        self._edges[edge] = (requester, target)
-        return edge
-
-    def remove(self, edge: int) -> None:
-        self._edges.pop(edge, None)
-
-    def _path(self, start: str, goal: str) -> list[str] | None:
-        """A chain of waits from ``start`` to ``goal`` (both included), if any."""
-        frontier: list[list[str]] = [[start]]
-        seen = {start}
-        while frontier:
-            path = frontier.pop(0)
-            if path[-1] == goal:
-                return path
-            for waiter, waited in self._edges.values():
-                if waiter == path[-1] and waited not in seen:
-                    seen.add(waited)
-                    frontier.append([*path, waited])
-        return None
-
-
-class AskAgent:
+class AgentAsker:
     def __init__(
         self,
         agents: AgentStore,
         sessions: LiveSessions,
-        launch: LaunchAgent,
+        launch: AgentLauncher,
         events: EventPublisher,
         default_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
         queue_cap_s: float = DEFAULT_QUEUE_CAP_S,
@@ -192,3 +149,30 @@ class AskAgent:
             return self._agents.get_by_id(agent_id).name
         except IdeaError:
             return agent_id
+
+
+async def ask_agent(
+    command: c.AskAgent,
+    caller: Caller,
+    *,
+    asker: AgentAsker,
+    work_state: WorkStateStore,
+    clock: Clock,
+) -> OrchestratorOutcome:
+    """The handler of ``agent.message``: the ask, recorded on the requester's work-state row."""
+    at = clock.now_ms()
+    outcome: dict[str, str | int | bool | None] = {"target": command.target, "at_ms": at}
+    requester_id = caller.requester_id
+    try:
+        reply = await asker(
+            command.target, command.task, requester_id, command.timeout_s, caller.progress
+        )
+    except IdeaError as exc:
+        outcome.update(ok=False, code=exc.code)
+        raise
+    else:
+        outcome.update(ok=True, code=None)
+        return OrchestratorOutcome(f"{command.target} answered", reply=reply)
+    finally:
+        if requester_id is not None and "ok" in outcome:
+            record_delegation(work_state, requester_id, dict(outcome), clock)

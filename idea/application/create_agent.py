@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from idea.application.event_bus import EventPublisher
 from idea.application.ports import AgentStore, IdGenerator, ProfileStore
 from idea.domain.agent import Agent
-from idea.domain.errors import Conflict, Invalid
+from idea.domain.errors import Conflict, Invalid, NotFound
+from idea.domain.events import AgentsChanged
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
 
@@ -43,3 +45,25 @@ def create_agent(
     )
     agents.save(agent)
     return agent
+
+
+DEFAULT_PROFILE = "claude"
+
+
+def ensure_agent(
+    agents: AgentStore,
+    profiles: ProfileStore,
+    ids: IdGenerator,
+    events: EventPublisher,
+    new: NewAgent,
+) -> bool:
+    """Create the agent if none has its name yet; True if it was created."""
+    try:
+        agents.get(new.name)
+    except NotFound:
+        pass
+    else:
+        return False
+    create_agent(agents, profiles, ids, new)
+    events.publish(AgentsChanged())
+    return True

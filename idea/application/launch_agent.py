@@ -1,4 +1,4 @@
-"""LaunchAgent: start an agent's one session, or show the running one (DESIGN.md §5 guard table).
+"""AgentLauncher: start an agent's one session, or show the running one (DESIGN.md §5 guard table).
 
 - not running, any request: start it, publish AgentLaunched;
 - running in cell N, request for cell N or a re-attach: re-bind the view, no respawn;
@@ -41,7 +41,7 @@ class LaunchResult:
     started: bool  # False: an existing session was returned or re-bound
 
 
-class LaunchAgent:
+class AgentLauncher:
     def __init__(
         self,
         agents: AgentStore,

@@ -14,9 +14,9 @@ from idea.domain.errors import CorruptFile
 from idea.domain.json_types import JsonObject
 from idea.domain.knowledge import MemoryNote, Skill
 from idea.domain.layout import Layouts
-from idea.domain.live_state import LiveState
 from idea.domain.profile import Profile
 from idea.domain.project import ProjectInfo
+from idea.domain.work_state import WorkState
 
 
 class Clock(Protocol):
@@ -98,12 +98,12 @@ class LayoutStore(Protocol):
     def save(self, layouts: Layouts) -> None: ...
 
 
-class LiveStateStore(Protocol):
-    def load(self) -> LiveState:
+class WorkStateStore(Protocol):
+    def load(self) -> WorkState:
         """Raises ``CorruptFile`` (moved aside)."""
         ...
 
-    def update(self, change: Callable[[LiveState], LiveState]) -> LiveState:
+    def update(self, change: Callable[[WorkState], WorkState]) -> WorkState:
         """Read, change and write back as one step (no lost update within the process)."""
         ...
 

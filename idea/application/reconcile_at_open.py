@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from idea.application.ports import Clock, LayoutStore, LiveStateStore
+from idea.application.ports import Clock, LayoutStore, WorkStateStore
 from idea.domain.layout import ClearLeafFlags, Layouts, reconcile
 
 
@@ -28,8 +28,8 @@ def reconcile_layouts(store: LayoutStore) -> LayoutReconciliation:
     return LayoutReconciliation(layouts, actions)
 
 
-def reconcile_live_state(
-    store: LiveStateStore, is_live: Callable[[str], bool], clock: Clock
+def reconcile_work_state(
+    store: WorkStateStore, is_live: Callable[[str], bool], clock: Clock
 ) -> list[str]:
     """Prune expired rows and turn orphan busy rows idle; returns the agent ids set idle."""
     now = clock.now_ms()

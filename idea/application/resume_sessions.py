@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from idea.application.launch_agent import LaunchAgent, LaunchRequest, LaunchResult
+from idea.application.launch_agent import AgentLauncher, LaunchRequest, LaunchResult
 from idea.application.ports import AgentStore
 from idea.application.snapshot_running_agents import plan_resume
 from idea.domain.errors import IdeaError
@@ -30,7 +30,7 @@ class ResumeReport:
 
 
 async def resume_sessions(
-    layouts: Layouts, agents: AgentStore, launch: LaunchAgent
+    layouts: Layouts, agents: AgentStore, launch: AgentLauncher
 ) -> ResumeReport:
     resumed: list[LaunchResult] = []
     failed: list[ResumeFailure] = []

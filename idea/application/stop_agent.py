@@ -1,14 +1,17 @@
-"""StopAgent: end an agent's session and kill its whole process tree."""
+"""AgentStopper: end an agent's session and kill its whole process tree."""
 
 from __future__ import annotations
 
+from idea.application.caller import Caller
 from idea.application.event_bus import EventPublisher
 from idea.application.live_sessions import LiveSessions
 from idea.application.ports import AgentStore
+from idea.domain import commands as c
 from idea.domain.events import AgentStopped
+from idea.domain.outcome import OrchestratorOutcome
 
 
-class StopAgent:
+class AgentStopper:
     def __init__(self, agents: AgentStore, sessions: LiveSessions, events: EventPublisher) -> None:
         self._agents = agents
         self._sessions = sessions
@@ -43,3 +46,12 @@ class StopAgent:
         for live in self._sessions.live_agents():
             stopped += await self.stop_id(live.agent_id, live.agent_name, reason)
         return stopped
+
+
+async def stop_agent(
+    command: c.StopAgent, _caller: Caller, *, stopper: AgentStopper
+) -> OrchestratorOutcome:
+    stopped = await stopper(command.name, reason="stopped by request")
+    return OrchestratorOutcome(
+        f"agent {command.name} {'stopped' if stopped else 'was not running'}"
+    )

@@ -2,31 +2,37 @@
 
 Self-only is a rule of the doors' identity: the row written is always the requester's, and a
 request without an agent identity is FORBIDDEN. System acts (reconciliation at open, the record of
-a delegation) go to the store directly and never through ``set_work_state``.
+a delegation) go to the store directly and never through ``set_own_row``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
+from idea.application.caller import Caller
 from idea.application.event_bus import EventPublisher
 from idea.application.live_sessions import LiveSessions
-from idea.application.ports import AgentStore, Clock, LiveStateStore
-from idea.domain.commands import SetWorkState
+from idea.application.ports import AgentStore, Clock, WorkStateStore
+from idea.domain.commands import GetProjectWorkState, SetWorkState
 from idea.domain.errors import Forbidden, NotFound
 from idea.domain.events import LiveStateChanged
 from idea.domain.json_types import JsonObject, JsonValue
-from idea.domain.live_state import LiveRow, LiveState, Status
+from idea.domain.outcome import OrchestratorOutcome
+from idea.domain.work_state import Status, WorkRow, WorkState
+
+QueueLengths = Callable[[str], int]
+"""How many asks an agent holds (the running turn included)."""
 
 
-def set_work_state(
+def set_own_row(
     command: SetWorkState,
     requester_id: str | None,
     agents: AgentStore,
-    store: LiveStateStore,
+    store: WorkStateStore,
     events: EventPublisher,
     clock: Clock,
-) -> LiveRow:
+) -> WorkRow:
     """Raises ``Forbidden`` when the requester is not an agent of the project."""
     if requester_id is None:
         raise Forbidden(
@@ -38,9 +44,9 @@ def set_work_state(
         raise Forbidden(f"workstate.set: {requester_id} is not an agent of this project") from None
     now = clock.now_ms()
 
-    def change(state: LiveState) -> LiveState:
+    def change(state: WorkState) -> WorkState:
         current = state.rows.get(requester_id)
-        row = LiveRow(
+        row = WorkRow(
             agent_id=requester_id,
             status=command.status,
             updated_at_ms=max(now, current.updated_at_ms + 1) if current else now,
@@ -58,7 +64,7 @@ def set_work_state(
 
 
 def record_delegation(
-    store: LiveStateStore,
+    store: WorkStateStore,
     requester_id: str,
     delegation: JsonObject,
     clock: Clock,
@@ -66,7 +72,7 @@ def record_delegation(
     """System act: note on the requester's row whom it last delegated to, and how it went."""
     now = clock.now_ms()
 
-    def change(state: LiveState) -> LiveState:
+    def change(state: WorkState) -> WorkState:
         current = state.rows.get(requester_id)
         row = (
             replace(
@@ -75,16 +81,16 @@ def record_delegation(
                 updated_at_ms=max(now, current.updated_at_ms + 1),
             )
             if current is not None
-            else LiveRow(requester_id, Status.IDLE, now, last_delegation=delegation)
+            else WorkRow(requester_id, Status.IDLE, now, last_delegation=delegation)
         )
         return state.merge(row)
 
     store.update(change)
 
 
-def board(
+def project_work_state(
     agents: AgentStore,
-    store: LiveStateStore,
+    store: WorkStateStore,
     sessions: LiveSessions,
     queue_length: dict[str, int],
 ) -> JsonObject:
@@ -111,3 +117,32 @@ def board(
         }
         rows.append(entry)
     return {"agents": rows}
+
+
+async def set_work_state(
+    command: SetWorkState,
+    caller: Caller,
+    *,
+    agents: AgentStore,
+    work_state: WorkStateStore,
+    events: EventPublisher,
+    clock: Clock,
+) -> OrchestratorOutcome:
+    """The handler of ``workstate.set``: the caller's own row."""
+    row = set_own_row(command, caller.requester_id, agents, work_state, events, clock)
+    return OrchestratorOutcome(f"work state set to {row.status.value}", data=row.to_json())
+
+
+async def get_project_work_state(
+    _command: GetProjectWorkState,
+    _caller: Caller,
+    *,
+    agents: AgentStore,
+    work_state: WorkStateStore,
+    sessions: LiveSessions,
+    queue_lengths: QueueLengths,
+) -> OrchestratorOutcome:
+    """The handler of ``workstate.get``."""
+    queues = {a.id: queue_lengths(a.id) for a in agents.all()}
+    data = project_work_state(agents, work_state, sessions, queues)
+    return OrchestratorOutcome("project work state", data=data)

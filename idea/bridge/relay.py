@@ -15,30 +15,23 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Protocol, TextIO
+from typing import TextIO
 
 from idea.bridge.channel import Channel, SocketChannel
+from idea.bridge.relay_common import (
+    APP_CLOSED,
+    EXIT_APP_GONE,
+    EXIT_OK,
+    EXIT_REJECTED,
+    PREFIX,
+    WELCOME_TIMEOUT,
+    ByteWriter,
+    LineReader,
+    say,
+)
 from idea.endpoint import loopback
 
-EXIT_OK = 0
-EXIT_APP_GONE = 1
-EXIT_REJECTED = 2
-WELCOME_TIMEOUT = 1.5
-DRAIN_S = (
-    0.5  # after stdin EOF, answers on their way are awaited this long (clients SIGTERM 2 s on)
-)
-PREFIX = "idea mcp-server: "
-APP_CLOSED = "the IdeA app closed the connection"
-
-
-class LineReader(Protocol):
-    def readline(self) -> bytes: ...
-
-
-class ByteWriter(Protocol):
-    def write(self, data: bytes | memoryview, /) -> int | None: ...
-
-    def flush(self) -> object: ...
+__all__ = ["EXIT_APP_GONE", "EXIT_OK", "EXIT_REJECTED", "PREFIX", "relay"]
 
 
 def relay(
@@ -67,11 +60,6 @@ def relay(
         return relay_threads(stdin, stdout, channel, stderr)
     finally:
         channel.close()
-
-
-def say(stderr: TextIO, text: str) -> None:
-    stderr.write(PREFIX + text + "\n")
-    stderr.flush()
 
 
 def _descriptors(stdin: LineReader, stdout: ByteWriter, channel: Channel) -> tuple[int, int] | None:
@@ -120,11 +108,4 @@ def _greet(
         say(stderr, f"rejected by the IdeA app: {code}: {text}")
         return EXIT_REJECTED
     say(stderr, f"the IdeA app sent {kind!r} instead of a welcome")
-    return EXIT_APP_GONE
-
-
-def app_gone_report(stderr: TextIO, failed: int, broken: str) -> int:
-    """The one stderr line when the app went away; returns the exit code."""
-    count = f"; {failed} pending request(s) failed" if failed else ""
-    say(stderr, f"{APP_CLOSED}{broken}{count}")
     return EXIT_APP_GONE

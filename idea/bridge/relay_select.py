@@ -17,7 +17,7 @@ import time
 from typing import TextIO
 
 from idea.bridge.channel import SocketChannel
-from idea.bridge.relay import DRAIN_S, EXIT_OK, app_gone_report
+from idea.bridge.relay_common import DRAIN_S, EXIT_OK, app_gone_report
 from idea.bridge.session import RelaySession
 from idea.endpoint import loopback
 

@@ -14,7 +14,7 @@ import threading
 from typing import TextIO
 
 from idea.bridge.channel import Channel
-from idea.bridge.relay import (
+from idea.bridge.relay_common import (
     DRAIN_S,
     EXIT_OK,
     ByteWriter,

@@ -14,8 +14,8 @@ from typing import ClassVar, TypeAlias
 
 from idea.domain.errors import Invalid, MissingField
 from idea.domain.json_types import JsonObject
-from idea.domain.live_state import Status, parse_status
 from idea.domain.names import validate_slug
+from idea.domain.work_state import Status, parse_status
 
 
 class Source(StrEnum):

@@ -13,8 +13,8 @@ from typing import ClassVar, TypeAlias
 from idea.domain.commands import Source
 from idea.domain.errors import Invalid
 from idea.domain.json_types import JsonObject
-from idea.domain.live_state import Status, parse_status
 from idea.domain.profile import Mode
+from idea.domain.work_state import Status, parse_status
 
 PREVIEW_MAX_CHARS = 200
 PROMPT_MAX_CHARS = 8000

@@ -25,8 +25,8 @@ from idea.domain.commands import (
 )
 from idea.domain.errors import Invalid, MissingField
 from idea.domain.json_types import JsonObject, JsonValue
-from idea.domain.live_state import parse_status
 from idea.domain.names import validate_slug
+from idea.domain.work_state import parse_status
 
 
 def _type_name(value: JsonValue) -> str:

@@ -1,1 +1,2 @@
-"""Adapters: stores, processes, PTYs, CLI sessions, listeners, the file door."""
+"""Adapters, one folder per reason to change (DESIGN.md §2): files, stores, processes, terminal,
+clis, doors."""

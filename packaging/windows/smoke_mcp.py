@@ -25,9 +25,9 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 import idea
-from idea.app.runtime import ProjectRuntime
+from idea.app.bootstrap import open_project
 from idea.domain.agent import Agent
-from idea.infrastructure.mcp_declaration import mcp_server_entry
+from idea.infrastructure.clis.declaration import mcp_server_entry
 from tests.fakes.fake_session_starter import FakeSessionStarter
 
 TIMEOUT_S = 120
@@ -47,7 +47,7 @@ def check_version(exe: Path, version: str) -> None:
 
 
 async def check_bridge(exe: Path, project: Path) -> None:
-    runtime = await ProjectRuntime.open(project, starter=FakeSessionStarter())
+    runtime = await open_project(project, starter=FakeSessionStarter())
     try:
         for agent in (
             Agent(id="id-caller", name="caller", profile="claude"),

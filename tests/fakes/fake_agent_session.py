@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable
 
 from idea.domain.session_events import TextDelta, TurnFinished
-from idea.infrastructure.turn_session import TurnSession
+from idea.infrastructure.clis.turn_session import TurnSession
 
 
 class FakeAgentSession(TurnSession):

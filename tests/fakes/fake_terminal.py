@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from idea.application.session_ports import TerminalSpec, Unsubscribe
 from idea.domain.errors import Invalid, Unavailable
-from idea.infrastructure.scrollback import Scrollback
+from idea.infrastructure.terminal.scrollback import Scrollback
 
 # What a shell killed by SIGHUP reports.
 HANGUP_EXIT = -1

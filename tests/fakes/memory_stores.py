@@ -9,9 +9,9 @@ from idea.domain.builtin_profiles import builtin_profiles
 from idea.domain.errors import Conflict, NotFound
 from idea.domain.knowledge import MemoryNote, Skill
 from idea.domain.layout import Layouts
-from idea.domain.live_state import LiveState
 from idea.domain.names import validate_slug
 from idea.domain.profile import Profile
+from idea.domain.work_state import WorkState
 
 
 class InMemoryAgentStore:
@@ -81,14 +81,14 @@ class InMemoryLayoutStore:
         self.saves += 1
 
 
-class InMemoryLiveStateStore:
-    def __init__(self, state: LiveState | None = None) -> None:
-        self.state = state or LiveState()
+class InMemoryWorkStateStore:
+    def __init__(self, state: WorkState | None = None) -> None:
+        self.state = state or WorkState()
 
-    def load(self) -> LiveState:
+    def load(self) -> WorkState:
         return self.state
 
-    def update(self, change: Callable[[LiveState], LiveState]) -> LiveState:
+    def update(self, change: Callable[[WorkState], WorkState]) -> WorkState:
         self.state = change(self.state)
         return self.state
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from idea.domain.json_types import JsonObject, JsonValue
-from idea.infrastructure.atomic_file import remove_stale_temps
-from idea.infrastructure.json_document import JsonDocument
+from idea.infrastructure.files.atomic import remove_stale_temps
+from idea.infrastructure.files.json_document import JsonDocument
 
 STARTED = b"STARTED\n"
 MARKER_COUNT = 5000

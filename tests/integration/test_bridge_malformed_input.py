@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from idea.app.runtime import ProjectRuntime
+from idea.app.bootstrap import open_project
 from idea.domain.agent import Agent
-from idea.infrastructure.mcp_declaration import mcp_server_entry
+from idea.infrastructure.clis.declaration import mcp_server_entry
 from tests.fakes.fake_session_starter import FakeSessionStarter
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket endpoint")
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket end
 
 @pytest.fixture
 async def runtime(tmp_path):
-    rt = await ProjectRuntime.open(tmp_path, starter=FakeSessionStarter())
+    rt = await open_project(tmp_path, starter=FakeSessionStarter())
     rt.services.agents.save(Agent(id="id-caller", name="caller", profile="claude"))
     yield rt
     await rt.close()

@@ -18,8 +18,8 @@ from idea.application.session_ports import McpServerEntry, StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaTimeout, Invalid, Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
-from idea.infrastructure.claude_session import start_claude_session
-from idea.infrastructure.claude_stream import McpServerStatus
+from idea.infrastructure.clis.claude.session import start_claude_session
+from idea.infrastructure.clis.claude.stream import McpServerStatus
 from tests.contracts.agent_session_contract import AgentSessionContract
 
 FAKE = Path(__file__).resolve().parents[1] / "fakes" / "fake_claude.py"

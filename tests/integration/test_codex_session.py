@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from idea.application.ask_agent import DEFAULT_TURN_TIMEOUT_S
 from idea.application.session_ports import McpServerEntry, StructuredSpec
 from idea.domain.errors import AgentFailed, Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
-from idea.infrastructure.codex_session import start_codex_session
-from idea.infrastructure.process_tree import ProcessRecord, is_alive
+from idea.infrastructure.clis.codex.session import start_codex_session
+from idea.infrastructure.processes.tree import ProcessRecord, is_alive
 from tests.contracts.agent_session_contract import AgentSessionContract
 
 FAKE_CODEX = Path(__file__).resolve().parents[1] / "fakes" / "fake_codex.py"
 TINY_MCP_SERVER = Path(__file__).resolve().parents[1] / "real_cli" / "tiny_mcp_server.py"
-ASK_TIMEOUT_S = 300.0  # DESIGN §6: default timeout of an ask
 CONTEXT = "You are alice, a careful reviewer."
 
 
@@ -109,7 +109,7 @@ async def test_context_and_bridge_are_injected_in_thread_start(harness):
     assert server["args"] == [str(TINY_MCP_SERVER)]
     assert server["env"] == {"IDEA_TEST": "1"}
     assert server["default_tools_approval_mode"] == "approve"
-    assert server["tool_timeout_sec"] > ASK_TIMEOUT_S
+    assert server["tool_timeout_sec"] > DEFAULT_TURN_TIMEOUT_S
     (launch,) = harness.logged("argv")
     assert launch["argv"] == ["app-server", "--listen=stdio://"]
     assert launch["overrides"] == {}  # nothing on the command line (openai/codex#39537)

@@ -9,11 +9,11 @@ import sys
 import psutil
 import pytest
 
-from idea.app.runtime import ProjectRuntime
+from idea.app.bootstrap import open_project
 from idea.domain.agent import Agent
 from idea.domain.layout import Layouts
-from idea.infrastructure.project_paths import ProjectPaths
-from idea.infrastructure.run_dir import read_pid_records
+from idea.infrastructure.processes.run_dir import read_pid_records
+from idea.infrastructure.stores.paths import ProjectPaths
 from tests.fakes.fake_session_starter import FakeSessionStarter
 from tests.processes import LineWatcher, spawned
 
@@ -41,7 +41,7 @@ def write_crash_state(paths: ProjectPaths) -> None:
         "last_delegation": {"target": "x"},
         "updated_at_ms": 10**13,
     }
-    paths.live_state.write_text(
+    paths.work_state.write_text(
         json.dumps({"version": 1, "agents": {"id-sleeper": row}}), encoding="utf-8"
     )
 
@@ -77,14 +77,14 @@ async def test_open_after_sigkill_repairs_then_resumes_once(tmp_path):
         write_crash_state(paths)  # the crash left the duplicate flags and the busy row
 
         starter = FakeSessionStarter()
-        runtime = await ProjectRuntime.open(tmp_path, starter=starter, file_door=False)
+        runtime = await open_project(tmp_path, starter=starter, file_door=False)
         try:
             report = runtime.report
             assert report.duplicate_cells_cleared == 1
             assert report.orphan_rows_set_idle == ["id-sleeper"]
             assert [r.pid for r in report.leftover_processes_killed] == [record.pid]
             assert not leftover.is_running() or leftover.status() == psutil.STATUS_ZOMBIE
-            row = runtime.services.live_state.load().rows["id-sleeper"]
+            row = runtime.services.work_state.load().rows["id-sleeper"]
             assert (row.status.value, row.ticket, row.last_delegation, row.intent) == (
                 "idle",
                 None,

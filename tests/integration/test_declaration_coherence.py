@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from idea.app.bootstrap import project_services
-from idea.app.runtime import ProjectRuntime, default_starter
+from idea.app.bootstrap import default_starter, open_project, project_services
 from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
 from idea.domain.profile import Mode
@@ -59,7 +58,7 @@ async def test_declarations_point_at_the_listener(tmp_path):
     for name in ("main", "architect", "critic"):
         profile = {"main": "claude", "architect": "codex", "critic": "gemini"}[name]
         services.agents.save(Agent(id=f"id-{name}", name=name, profile=profile))
-    runtime = await ProjectRuntime.open(
+    runtime = await open_project(
         project, starter=default_starter(services, with_mcp=True, base_env=env)
     )
     try:

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from idea.app.runtime import ProjectRuntime
+from idea.app.bootstrap import open_project
 from idea.domain.agent import Agent
 from tests.fakes.fake_session_starter import FakeSessionStarter
 
@@ -14,7 +14,7 @@ from tests.fakes.fake_session_starter import FakeSessionStarter
 @pytest.fixture
 async def runtime(tmp_path):
     starter = FakeSessionStarter()
-    rt = await ProjectRuntime.open(tmp_path, starter=starter)
+    rt = await open_project(tmp_path, starter=starter)
     rt.services.agents.save(Agent(id="id-helper", name="helper", profile="claude"))
     yield rt
     await rt.close()
@@ -54,7 +54,7 @@ async def test_requester_field_naming_an_agent_is_the_requester(runtime):
         folder, "r2", {"action": "workstate.set", "status": "working", "requester": "helper"}
     )
     assert (await response(folder, "r2"))["ok"] is True
-    board = runtime.services.live_state.load()
+    board = runtime.services.work_state.load()
     assert board.rows["id-helper"].status.value == "working"
 
 
@@ -96,7 +96,7 @@ async def test_requests_waiting_before_open_are_answered(tmp_path):
     folder = tmp_path / ".ideai" / "orchestrator"
     folder.mkdir(parents=True)
     write_request(folder, "early", {"action": "workstate.get"})
-    rt = await ProjectRuntime.open(tmp_path, starter=FakeSessionStarter())
+    rt = await open_project(tmp_path, starter=FakeSessionStarter())
     try:
         assert (await response(folder, "early"))["ok"] is True
     finally:
@@ -135,7 +135,7 @@ async def test_files_moved_aside_at_open_are_listed_as_problems(tmp_path):
     ideai.mkdir()
     (ideai / "layouts.json").write_text("{broken", encoding="utf-8")
     (ideai / "live-state.json").write_text("[1]", encoding="utf-8")
-    rt = await ProjectRuntime.open(tmp_path, starter=FakeSessionStarter(), file_door=False)
+    rt = await open_project(tmp_path, starter=FakeSessionStarter(), file_door=False)
     try:
         moved = sorted(os.path.basename(p.quarantined_to) for p in rt.services.problems)
         assert [name.split(".corrupt-")[0] for name in moved] == ["layouts.json", "live-state.json"]

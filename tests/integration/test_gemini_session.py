@@ -18,7 +18,7 @@ from idea.application.session_ports import McpServerEntry, StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaTimeout, Invalid, Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
-from idea.infrastructure.gemini_session import start_gemini_session
+from idea.infrastructure.clis.gemini.session import start_gemini_session
 from tests.contracts.agent_session_contract import AgentSessionContract
 
 FAKE = Path(__file__).resolve().parents[1] / "fakes" / "fake_gemini.py"

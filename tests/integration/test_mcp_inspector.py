@@ -29,7 +29,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from idea.infrastructure.mcp_declaration import mcp_server_entry, server_json, write_declaration
+from idea.infrastructure.clis.declaration import mcp_server_entry, server_json, write_declaration
 from tests.mcp_clients import IDEA_TOOLS, fake_agents_runtime
 from tests.real_cli.clis import NODE_MODULES, kill_tree, pinned_node
 

@@ -11,7 +11,7 @@ import pytest
 
 from idea.domain.errors import Conflict
 from idea.endpoint import loopback
-from idea.infrastructure.mcp_listener import McpListener
+from idea.infrastructure.doors.mcp.listener import McpListener
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets")
 

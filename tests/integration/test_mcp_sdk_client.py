@@ -14,7 +14,7 @@ from mcp.client.stdio import stdio_client
 from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
 from idea.domain.profile import Mode
-from idea.infrastructure.mcp_declaration import mcp_server_entry
+from idea.infrastructure.clis.declaration import mcp_server_entry
 from tests.mcp_clients import IDEA_TOOLS, fake_agents_runtime
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket endpoint")
@@ -69,7 +69,7 @@ async def test_sdk_client_lists_and_calls_the_tools(runtime):
         state = await session.call_tool("idea_workstate_set", {"status": "working"})
         assert not state.is_error
 
-    board = runtime.services.live_state.load()
+    board = runtime.services.work_state.load()
     assert board.rows["id-caller"].status.value == "working"
     lines = [
         json.loads(line)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import psutil
 import pytest
 
-from idea.infrastructure.process_tree import ProcessRecord, is_alive, kill_tree, kill_tree_async
+from idea.infrastructure.processes.tree import ProcessRecord, is_alive, kill_tree, kill_tree_async
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell and signals")
 

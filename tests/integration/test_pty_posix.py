@@ -20,8 +20,8 @@ if sys.platform == "win32":
 
 from idea.application.session_ports import TerminalSpec
 from idea.domain.errors import Unavailable
-from idea.infrastructure.pty_posix import PosixPtyLauncher
-from idea.infrastructure.terminal_launcher import default_terminal_launcher
+from idea.infrastructure.terminal.launcher import default_terminal_launcher
+from idea.infrastructure.terminal.posix import PosixPtyLauncher
 from tests.contracts.terminal_session_contract import (
     WAIT_S,
     Output,
@@ -275,7 +275,7 @@ async def test_a_failing_listener_is_logged(start, programs, caplog):
         raise RuntimeError("listener bug")
 
     session.on_exit(explode)
-    with caplog.at_level(logging.ERROR, logger="idea.infrastructure.pty_posix"):
+    with caplog.at_level(logging.ERROR, logger="idea.infrastructure.terminal.posix"):
         await wait_exit(session)
         await asyncio.sleep(0)
     assert any("listener failed" in r.getMessage() for r in caplog.records)

@@ -35,10 +35,10 @@ from idea.application.session_ports import AgentSession, McpServerEntry, Structu
 from idea.domain.errors import Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import ToolResult, ToolUse, TurnFinished
-from idea.infrastructure.claude_session import ClaudeSession, start_claude_session
-from idea.infrastructure.claude_stream import McpServerStatus
-from idea.infrastructure.codex_session import start_codex_session
-from idea.infrastructure.gemini_session import context_text, start_gemini_session
+from idea.infrastructure.clis.claude.session import ClaudeSession, start_claude_session
+from idea.infrastructure.clis.claude.stream import McpServerStatus
+from idea.infrastructure.clis.codex.session import start_codex_session
+from idea.infrastructure.clis.gemini.session import context_text, start_gemini_session
 from tests.contracts.agent_session_contract import AgentSessionContract
 from tests.real_cli import clis
 from tests.real_cli.mock_model import (

@@ -30,19 +30,13 @@ from pathlib import Path
 import psutil
 import pytest
 
-from idea.app.bootstrap import project_services
-from idea.app.runtime import TOOL_TIMEOUT_S, ProjectRuntime
+from idea.app.bootstrap import default_starter, open_project, project_services
+from idea.app.runtime import ProjectRuntime
 from idea.domain.agent import Agent
 from idea.domain.commands import AskAgent, Source
 from idea.domain.events import AgentLaunched, AgentReplied, DomainEvent
-from idea.domain.profile import AdapterKind, Mode
+from idea.domain.profile import Mode
 from idea.domain.session_events import SessionEvent, ToolResult
-from idea.infrastructure.claude_session import start_claude_session
-from idea.infrastructure.codex_session import start_codex_session
-from idea.infrastructure.gemini_session import start_gemini_session
-from idea.infrastructure.session_starter import CliSessionStarter
-from idea.infrastructure.terminal_injection import TERMINAL_INJECTORS
-from idea.infrastructure.terminal_launcher import default_terminal_launcher
 from tests.real_cli import clis
 from tests.real_cli.mock_model import (
     Fail,
@@ -224,22 +218,9 @@ class World:
     async def open(self, agents: dict[str, str]) -> ProjectRuntime:
         """Open the project with agents ``{name: profile}``, all in structured mode."""
         services = project_services(self.project)
-        starter = CliSessionStarter(
-            services.paths,
-            services.info.id,
-            default_terminal_launcher(),
-            {
-                AdapterKind.CLAUDE: start_claude_session,
-                AdapterKind.CODEX: start_codex_session,
-                AdapterKind.GEMINI: start_gemini_session,
-            },
-            terminal_injectors=TERMINAL_INJECTORS,
-            base_env=self.env,
-            tool_timeout_s=TOOL_TIMEOUT_S,
-            with_mcp=True,
-        )
+        starter = default_starter(services, with_mcp=True, base_env=self.env)
         self.witness = Witness(self.marker, services.info.id)
-        runtime = await ProjectRuntime.open(
+        runtime = await open_project(
             self.project, starter=starter, resume=False, file_door=False, ask_timeout_s=ASK_TIMEOUT
         )
         self.runtime = runtime

@@ -17,6 +17,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from yarl import URL
 
 import idea
+from idea.app.bootstrap import open_project
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
 from idea.app.terminal_stream import Output, Resync, decode_frame
@@ -24,7 +25,7 @@ from idea.app.ui_server import UiServer, default_dist
 from idea.domain.agent import Agent
 from idea.domain.commands import AskAgent, Source
 from idea.domain.errors import CorruptFile, Unavailable
-from idea.infrastructure.recent_projects import RecentProjects
+from idea.infrastructure.stores.recent_projects import RecentProjects
 from tests.fakes.fake_agent_session import FakeAgentSession
 from tests.fakes.fake_session_starter import FakeSessionStarter
 from tests.processes import LineWatcher, spawned
@@ -53,9 +54,7 @@ def starter():
 async def runtime(tmp_path, starter):
     root = tmp_path / "project"
     root.mkdir()
-    rt = await ProjectRuntime.open(
-        root, starter=starter, with_mcp=False, resume=False, file_door=False
-    )
+    rt = await open_project(root, starter=starter, with_mcp=False, resume=False, file_door=False)
     rt.services.agents.save(Agent(id="id-sh", name="sh", profile="shell"))
     rt.services.agents.save(Agent(id="id-bot", name="bot", profile="claude"))
     yield rt
@@ -83,7 +82,7 @@ async def serve(host, dist, **options):
 
 def open_fake(starter):
     async def opener(root):
-        return await ProjectRuntime.open(
+        return await open_project(
             root, starter=starter, with_mcp=False, resume=False, file_door=False
         )
 

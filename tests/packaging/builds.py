@@ -17,7 +17,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from idea.app.runtime import ProjectRuntime
-from idea.infrastructure.mcp_declaration import mcp_server_entry
+from idea.infrastructure.clis.declaration import mcp_server_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 FROZEN = ROOT / "dist" / "idea" / ("idea.exe" if sys.platform == "win32" else "idea")

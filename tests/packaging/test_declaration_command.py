@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from idea.infrastructure.mcp_declaration import frozen_command
+from idea.infrastructure.clis.declaration import frozen_command
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="AppImage is Linux")
 

@@ -5,17 +5,17 @@ import os
 
 import pytest
 
-from idea.app.runtime import ProjectRuntime
+from idea.app.bootstrap import open_project
 from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
-from idea.domain.live_state import LiveRow, Status
 from idea.domain.profile import Mode
+from idea.domain.work_state import Status, WorkRow
 from tests.fakes.fake_session_starter import FakeSessionStarter
 
 
 @pytest.fixture
 async def runtime(tmp_path):
-    rt = await ProjectRuntime.open(tmp_path, starter=FakeSessionStarter(), file_door=False)
+    rt = await open_project(tmp_path, starter=FakeSessionStarter(), file_door=False)
     rt.services.agents.save(Agent(id="id-bob", name="bob", profile="claude", description="d"))
     rt.services.agents.save(Agent(id="id-sh", name="sh", profile="shell"))
     yield rt
@@ -74,8 +74,8 @@ async def test_an_agent_file_edited_in_place_is_seen(runtime):
 async def test_a_status_change_is_seen(runtime):
     backend = runtime.mcp_backend
     backend.list_agents()
-    row = LiveRow("id-bob", Status.WORKING, updated_at_ms=1)
-    runtime.services.live_state.update(lambda state: state.merge(row))
+    row = WorkRow("id-bob", Status.WORKING, updated_at_ms=1)
+    runtime.services.work_state.update(lambda state: state.merge(row))
     assert by_name(backend.list_agents())["bob"]["status"] == "working"
 
 

@@ -1,15 +1,11 @@
-"""AskAgent, row by row (DESIGN.md §6), plus FIFO/parallelism and cycle detection."""
+"""AgentAsker, row by row (DESIGN.md §6), plus FIFO/parallelism and cycle detection."""
 
 import asyncio
 import itertools
 
 import pytest
 
-from idea.application.ask_agent import AskAgent
-from idea.application.event_bus import EventBus
-from idea.application.launch_agent import LaunchAgent, LaunchRequest
-from idea.application.live_sessions import LiveSessions
-from idea.application.stop_agent import StopAgent
+from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
 from idea.domain.errors import Conflict, IdeaTimeout, Invalid, NotFound
 from idea.domain.events import (
@@ -19,10 +15,9 @@ from idea.domain.events import (
     AgentTurnStarted,
 )
 from idea.domain.profile import Mode
-from tests.fakes.clock import FakeClock
 from tests.fakes.fake_agent_session import FakeAgentSession
 from tests.fakes.fake_session_starter import FakeSessionStarter
-from tests.fakes.memory_stores import InMemoryAgentStore, InMemoryProfileStore
+from tests.worlds import bootstrap_test_app
 
 NAMES = ["a", "b", "c", "d", "sh"]
 
@@ -71,19 +66,12 @@ class World:
         TimedSession.world = self
         agents = [Agent(id=f"id-{n}", name=n, profile="claude") for n in NAMES[:-1]]
         agents.append(Agent(id="id-sh", name="sh", profile="shell"))
-        self.agents = InMemoryAgentStore(*agents)
-        self.sessions = LiveSessions()
-        self.starter = FakeSessionStarter(TimedSession)
-        self.bus = EventBus()
-        self.events = []
-        self.bus.subscribe(self.events.append)
-        self.launch = LaunchAgent(
-            self.agents, InMemoryProfileStore(), self.sessions, self.starter, self.bus, FakeClock()
+        self.w = bootstrap_test_app(
+            *agents, starter=FakeSessionStarter(TimedSession), queue_cap_s=queue_cap_s
         )
-        self.ask = AskAgent(
-            self.agents, self.sessions, self.launch, self.bus, queue_cap_s=queue_cap_s
-        )
-        self.stop = StopAgent(self.agents, self.sessions, self.bus)
+        self.agents, self.sessions, self.starter = self.w.agents, self.w.sessions, self.w.starter
+        self.bus, self.events = self.w.bus, self.w.events
+        self.launch, self.ask, self.stop = self.w.launch, self.w.ask, self.w.stop
 
 
 @pytest.fixture

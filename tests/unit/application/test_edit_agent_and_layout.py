@@ -5,9 +5,9 @@ import pytest
 from idea.application.change_layout import change_layout
 from idea.application.edit_agent import AgentChanges, delete_agent, update_agent
 from idea.application.event_bus import EventBus
-from idea.application.launch_agent import LaunchAgent, LaunchRequest
+from idea.application.launch_agent import AgentLauncher, LaunchRequest
 from idea.application.live_sessions import LiveSessions
-from idea.application.stop_agent import StopAgent
+from idea.application.stop_agent import AgentStopper
 from idea.domain.agent import Agent
 from idea.domain.errors import Conflict, Invalid
 from idea.domain.events import LayoutChanged
@@ -23,9 +23,9 @@ async def world():
     agents = InMemoryAgentStore(Agent(id="id-a", name="a", profile="claude", description="d"))
     sessions, bus = LiveSessions(), EventBus()
     profiles = InMemoryProfileStore()
-    launch = LaunchAgent(agents, profiles, sessions, FakeSessionStarter(), bus, FakeClock())
+    launch = AgentLauncher(agents, profiles, sessions, FakeSessionStarter(), bus, FakeClock())
     yield agents, profiles, sessions, bus, launch
-    await StopAgent(agents, sessions, bus).stop_all("test over")
+    await AgentStopper(agents, sessions, bus).stop_all("test over")
 
 
 async def test_update_keeps_what_is_not_given_and_checks_the_mode(world):

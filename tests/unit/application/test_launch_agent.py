@@ -5,9 +5,9 @@ import asyncio
 import pytest
 
 from idea.application.event_bus import EventBus
-from idea.application.launch_agent import LaunchAgent, LaunchRequest
+from idea.application.launch_agent import AgentLauncher, LaunchRequest
 from idea.application.live_sessions import LiveSessions
-from idea.application.stop_agent import StopAgent
+from idea.application.stop_agent import AgentStopper
 from idea.domain.agent import Agent
 from idea.domain.errors import AgentAlreadyRunning, Invalid, NotFound, Unavailable
 from idea.domain.events import AgentLaunched, AgentStopped
@@ -28,10 +28,10 @@ class World:
         self.bus = EventBus()
         self.events = []
         self.bus.subscribe(self.events.append)
-        self.launch = LaunchAgent(
+        self.launch = AgentLauncher(
             self.agents, InMemoryProfileStore(), self.sessions, self.starter, self.bus, FakeClock()
         )
-        self.stop = StopAgent(self.agents, self.sessions, self.bus)
+        self.stop = AgentStopper(self.agents, self.sessions, self.bus)
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from idea.application.memory_notes import (
     write_memory_note,
 )
 from idea.domain.errors import Invalid, MissingField, NotFound
-from idea.infrastructure.knowledge_store import MarkdownMemoryStore
-from idea.infrastructure.project_paths import ProjectPaths
+from idea.infrastructure.stores.knowledge import MarkdownMemoryStore
+from idea.infrastructure.stores.paths import ProjectPaths
 from tests.fakes.clock import FakeClock
 
 

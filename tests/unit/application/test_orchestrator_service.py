@@ -2,64 +2,25 @@
 
 import pytest
 
-from idea.application.ask_agent import AskAgent
-from idea.application.event_bus import EventBus
-from idea.application.launch_agent import LaunchAgent, LaunchRequest
-from idea.application.live_sessions import LiveSessions
-from idea.application.orchestrator_service import OrchestratorService
-from idea.application.stop_agent import StopAgent
+from idea.application.launch_agent import LaunchRequest
 from idea.domain import commands as c
 from idea.domain.agent import Agent
 from idea.domain.errors import Forbidden, MissingField, NotFound
 from idea.domain.events import OrchestratorRequestProcessed
-from idea.domain.live_state import Status
 from idea.domain.orchestrator_request import validate_request
-from tests.fakes.clock import FakeClock, SequentialIds
-from tests.fakes.fake_session_starter import FakeSessionStarter
-from tests.fakes.memory_log import MemoryDelegationLog
-from tests.fakes.memory_stores import (
-    InMemoryAgentStore,
-    InMemoryLiveStateStore,
-    InMemoryProfileStore,
-    InMemorySkillStore,
-)
+from idea.domain.work_state import Status
+from tests.worlds import bootstrap_test_app
 
 
 class World:
     def __init__(self):
-        self.agents = InMemoryAgentStore(
+        self.w = bootstrap_test_app(
             Agent(id="id-a", name="a", profile="claude", context="old"),
             Agent(id="id-b", name="b", profile="claude"),
         )
-        self.skills = InMemorySkillStore()
-        self.live = InMemoryLiveStateStore()
-        self.sessions = LiveSessions()
-        self.starter = FakeSessionStarter()
-        self.bus = EventBus()
-        self.events = []
-        self.bus.subscribe(self.events.append)
-        self.log = MemoryDelegationLog()
-        self.clock = FakeClock()
-        profiles = InMemoryProfileStore()
-        self.launch = LaunchAgent(
-            self.agents, profiles, self.sessions, self.starter, self.bus, self.clock
-        )
-        self.stop = StopAgent(self.agents, self.sessions, self.bus)
-        self.ask = AskAgent(self.agents, self.sessions, self.launch, self.bus)
-        self.service = OrchestratorService(
-            self.agents,
-            profiles,
-            self.skills,
-            self.live,
-            self.sessions,
-            self.launch,
-            self.stop,
-            self.ask,
-            self.bus,
-            self.log,
-            self.clock,
-            SequentialIds("new"),
-        )
+        self.agents, self.skills, self.live = self.w.agents, self.w.skills, self.w.work_state
+        self.sessions, self.launch, self.log = self.w.sessions, self.w.launch, self.w.log
+        self.service, self.events = self.w.service, self.w.events
 
     async def wire(self, obj, source=c.Source.UI, requester=None):
         return await self.service.dispatch(validate_request(obj), source, requester)
@@ -72,8 +33,7 @@ class World:
 async def world():
     w = World()
     yield w
-    await w.ask.close()
-    await w.stop.stop_all("test over")
+    await w.w.close()
 
 
 async def test_ask_returns_reply_logs_and_records_the_delegation(world):

@@ -1,12 +1,12 @@
 """Close snapshots which cells were running; open resumes one session per agent."""
 
 from idea.application.event_bus import EventBus
-from idea.application.launch_agent import LaunchAgent, LaunchRequest
+from idea.application.launch_agent import AgentLauncher, LaunchRequest
 from idea.application.live_sessions import LiveSessions
 from idea.application.reconcile_at_open import reconcile_layouts
 from idea.application.resume_sessions import resume_sessions
 from idea.application.snapshot_running_agents import plan_resume, snapshot_running_agents
-from idea.application.stop_agent import StopAgent
+from idea.application.stop_agent import AgentStopper
 from idea.domain.agent import Agent
 from idea.domain.layout import Layouts
 from idea.domain.profile import Mode
@@ -39,8 +39,8 @@ def layout() -> Layouts:
 def runtime(starter):
     sessions = LiveSessions()
     bus = EventBus()
-    launch = LaunchAgent(AGENTS, InMemoryProfileStore(), sessions, starter, bus, FakeClock())
-    return sessions, launch, StopAgent(AGENTS, sessions, bus)
+    launch = AgentLauncher(AGENTS, InMemoryProfileStore(), sessions, starter, bus, FakeClock())
+    return sessions, launch, AgentStopper(AGENTS, sessions, bus)
 
 
 async def test_snapshot_then_resume_restarts_each_running_agent_once():

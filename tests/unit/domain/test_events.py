@@ -26,8 +26,8 @@ from idea.domain.events import (
     OrchestratorRequestProcessed,
     StoreFileQuarantined,
 )
-from idea.domain.live_state import Status
 from idea.domain.profile import Mode
+from idea.domain.work_state import Status
 
 EVENTS: list[DomainEvent] = [
     AgentLaunched("a1", "dev", Mode.STRUCTURED, node_id="leaf-1", conversation_id="c-9"),
@@ -107,7 +107,7 @@ def test_request_processed_code_is_set_exactly_when_not_ok() -> None:
         OrchestratorRequestProcessed(Source.UI, None, "agent.stop", "qa", True, -1)
 
 
-def test_live_state_changed_refuses_an_unknown_status() -> None:
+def test_work_state_changed_refuses_an_unknown_status() -> None:
     with pytest.raises(Invalid):
         LiveStateChanged("a1", "sleeping")  # type: ignore[arg-type]
 

@@ -23,7 +23,6 @@ from idea.domain.commands import (
 )
 from idea.domain.errors import Invalid, MissingField
 from idea.domain.json_types import JsonObject, JsonValue
-from idea.domain.live_state import Status
 from idea.domain.names import SLUG_RE
 from idea.domain.orchestrator_request import (
     KNOWN_ACTIONS,
@@ -33,6 +32,7 @@ from idea.domain.orchestrator_request import (
     validate_request,
 )
 from idea.domain.outcome import OrchestratorOutcome
+from idea.domain.work_state import Status
 
 # The smallest valid request of every action, with the command it must become.
 MINIMAL: dict[str, tuple[JsonObject, Command]] = {

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from idea.domain.errors import Internal
-from idea.infrastructure.atomic_file import (
+from idea.infrastructure.files.atomic import (
     is_temp_name,
     quarantine,
     read_bytes,

@@ -1,4 +1,4 @@
-from idea.infrastructure.chat_log import JsonlChatLog
+from idea.infrastructure.stores.chat_log import JsonlChatLog
 
 
 def test_turns_appended_then_loaded_in_order_a_torn_line_skipped(tmp_path):

@@ -4,10 +4,11 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
+from idea.application.ask_agent import DEFAULT_TURN_TIMEOUT_S
 from idea.application.session_ports import McpServerEntry, StructuredSpec
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse
-from idea.infrastructure.codex_stream import (
+from idea.infrastructure.clis.codex.stream import (
     METHOD_NOT_FOUND,
     CodexError,
     CodexStream,
@@ -23,9 +24,7 @@ from idea.infrastructure.codex_stream import (
     encode_request,
     thread_params,
 )
-from idea.infrastructure.ndjson import NonJsonLine
-
-ASK_TIMEOUT_S = 300.0  # DESIGN §6: default timeout of an ask
+from idea.infrastructure.clis.ndjson import NonJsonLine
 
 T, U = "01a2288a-4428-7000-8000-000000000001", "01a2288a-44ac-7000-8000-000000000002"
 IDS = {"threadId": T, "turnId": U}
@@ -333,7 +332,7 @@ def test_thread_params_inject_context_and_the_bridge():
     assert server["args"] == ["mcp-server", "--requester", "a1"]
     assert server["env"] == {"K": "v"}
     assert server["default_tools_approval_mode"] == "approve"
-    assert server["tool_timeout_sec"] > ASK_TIMEOUT_S
+    assert server["tool_timeout_sec"] > DEFAULT_TURN_TIMEOUT_S
     assert server["required"] is True
 
 

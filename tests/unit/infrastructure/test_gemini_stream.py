@@ -3,7 +3,7 @@ import json
 import pytest
 
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
-from idea.infrastructure.gemini_stream import GeminiInit, GeminiNotice, GeminiStreamParser
+from idea.infrastructure.clis.gemini.stream import GeminiInit, GeminiNotice, GeminiStreamParser
 
 SID = "1a07a389-62b4-4a55-9b83-2eafa4675d3e"
 TS = "2026-11-29T18:22:54.480Z"

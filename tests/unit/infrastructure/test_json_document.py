@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from idea.domain.errors import CorruptFile
 from idea.domain.json_types import JsonObject, JsonValue
-from idea.infrastructure.json_document import JsonDocument, encode_json
+from idea.infrastructure.files.json_document import JsonDocument, encode_json
 
 NOW_MS = 1_700_000_000_000
 

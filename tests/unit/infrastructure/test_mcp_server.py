@@ -9,19 +9,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import idea
-from idea.application.ask_agent import AskProgress
+from idea.application.caller import AskProgress
 from idea.domain import commands as c
 from idea.domain.errors import AgentFailed, IdeaTimeout, NotFound
-from idea.domain.live_state import Status
 from idea.domain.outcome import OrchestratorOutcome
+from idea.domain.work_state import Status
 from idea.endpoint import jsonrpc
-from idea.infrastructure.mcp_server import (
+from idea.infrastructure.doors.mcp.server import (
     LATEST_VERSION,
     SUPPORTED_VERSIONS,
     McpConnection,
     encode,
 )
-from idea.infrastructure.mcp_tools import TOOLS_BY_NAME
+from idea.infrastructure.doors.mcp.tools import TOOLS_BY_NAME
 
 AGENTS = [
     {

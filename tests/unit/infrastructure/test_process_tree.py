@@ -5,7 +5,7 @@ import os
 import pytest
 
 from idea.domain.errors import Invalid, NotFound
-from idea.infrastructure.process_tree import ProcessRecord, is_alive, kill_tree
+from idea.infrastructure.processes.tree import ProcessRecord, is_alive, kill_tree
 
 # Above Linux's largest possible pid_max (2**22): never a live process.
 NO_SUCH_PID = 2**22 + 1

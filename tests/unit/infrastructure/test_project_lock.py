@@ -1,7 +1,7 @@
 import pytest
 
 from idea.domain.errors import Conflict
-from idea.infrastructure.project_lock import ProjectLock
+from idea.infrastructure.stores.project_lock import ProjectLock
 
 
 def test_one_holder_at_a_time_then_free_again(tmp_path):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from idea.infrastructure.recent_projects import LIMIT, RecentProjects, user_config_dir
+from idea.infrastructure.stores.recent_projects import LIMIT, RecentProjects, user_config_dir
 
 
 def test_newest_first_one_entry_per_folder(tmp_path: Path) -> None:

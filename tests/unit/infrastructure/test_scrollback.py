@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from idea.domain.errors import Invalid
-from idea.infrastructure.scrollback import Scrollback
+from idea.infrastructure.terminal.scrollback import Scrollback
 
 
 def boundary_trimmed(data: bytes) -> bytes:

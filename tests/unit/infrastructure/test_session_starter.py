@@ -12,10 +12,12 @@ from idea.domain.agent import Agent
 from idea.domain.errors import Unavailable
 from idea.domain.profile import AdapterKind, McpConfigFile, McpEnv, McpFlag, Profile
 from idea.endpoint.naming import mcp_endpoint
-from idea.infrastructure.mcp_declaration import write_declaration
-from idea.infrastructure.project_paths import ProjectPaths
-from idea.infrastructure.run_dir import read_pid_records
-from idea.infrastructure.session_starter import CliSessionStarter
+from idea.infrastructure.clis.adapter import CliAdapter
+from idea.infrastructure.clis.claude.terminal import claude_terminal
+from idea.infrastructure.clis.declaration import write_declaration
+from idea.infrastructure.clis.starter import CliSessionStarter
+from idea.infrastructure.processes.run_dir import read_pid_records
+from idea.infrastructure.stores.paths import ProjectPaths
 from tests.fakes.fake_agent_session import FakeAgentSession
 from tests.fakes.fake_terminal import FakeProgram, FakeTerminalLauncher
 
@@ -43,13 +45,13 @@ def project(tmp_path):
     return ProjectPaths(root)
 
 
-def starter(project, tmp_path, launched=None, structured=None):
+def starter(project, tmp_path, launched=None, clis=None):
     launcher = FakeTerminalLauncher({str(tool_dir(tmp_path) / "tool"): FakeProgram()})
     if launched is not None:
         launched.append(launcher)
     env = {"PATH": str(tmp_path / "bin"), "HOME": str(tmp_path)}
     return CliSessionStarter(
-        project, "project-id", launcher, structured or {}, base_env=env, tool_timeout_s=42
+        project, "project-id", launcher, clis or {}, base_env=env, tool_timeout_s=42
     )
 
 
@@ -108,7 +110,9 @@ async def test_structured_spec_and_pid_records(project, tmp_path):
         session.pids = lambda: [os.getpid()]
         return session
 
-    start = starter(project, tmp_path, structured={AdapterKind.CLAUDE: start_fake})
+    start = starter(
+        project, tmp_path, clis={AdapterKind.CLAUDE: CliAdapter(start_fake, claude_terminal)}
+    )
     profile = Profile(
         name="tool",
         command=("tool", "--permission-mode", "acceptEdits"),

@@ -6,14 +6,14 @@ from idea.domain.agent import Agent
 from idea.domain.builtin_profiles import builtin_profiles
 from idea.domain.errors import Conflict, CorruptFile, Invalid, NotFound
 from idea.domain.knowledge import MemoryNote, Skill
-from idea.domain.live_state import LiveRow, Status
-from idea.infrastructure.agent_store import MarkdownAgentStore
-from idea.infrastructure.knowledge_store import MarkdownMemoryStore, MarkdownSkillStore
-from idea.infrastructure.layout_store import JsonLayoutStore
-from idea.infrastructure.live_state_store import JsonLiveStateStore
-from idea.infrastructure.profile_store import JsonProfileStore
-from idea.infrastructure.project_paths import ProjectPaths
-from idea.infrastructure.project_store import JsonProjectStore
+from idea.domain.work_state import Status, WorkRow
+from idea.infrastructure.stores.agents import MarkdownAgentStore
+from idea.infrastructure.stores.knowledge import MarkdownMemoryStore, MarkdownSkillStore
+from idea.infrastructure.stores.layouts import JsonLayoutStore
+from idea.infrastructure.stores.paths import ProjectPaths
+from idea.infrastructure.stores.profiles import JsonProfileStore
+from idea.infrastructure.stores.project import JsonProjectStore
+from idea.infrastructure.stores.work_state import JsonWorkStateStore
 from tests.fakes.clock import FakeClock, SequentialIds
 
 
@@ -168,12 +168,12 @@ def test_layout_with_bad_shape_is_quarantined_not_overwritten(paths, clock):
     assert len(store.load().leaves()) == 1
 
 
-def test_live_state_update_merges_and_persists(paths, clock):
-    store = JsonLiveStateStore(paths, clock)
-    row = LiveRow("a", Status.WORKING, 5, intent="x")
+def test_work_state_update_merges_and_persists(paths, clock):
+    store = JsonWorkStateStore(paths, clock)
+    row = WorkRow("a", Status.WORKING, 5, intent="x")
     store.update(lambda s: s.merge(row))
-    assert JsonLiveStateStore(paths, clock).load().rows["a"] == row
-    store.update(lambda s: s.merge(LiveRow("a", Status.IDLE, 4)))
+    assert JsonWorkStateStore(paths, clock).load().rows["a"] == row
+    store.update(lambda s: s.merge(WorkRow("a", Status.IDLE, 4)))
     assert store.load().rows["a"] == row
 
 

@@ -7,12 +7,10 @@ from hypothesis import strategies as st
 
 from idea.application.session_ports import McpServerEntry, StructuredSpec
 from idea.domain.profile import AdapterKind
-from idea.infrastructure.terminal_injection import (
-    claude_terminal,
-    codex_terminal,
-    gemini_terminal,
-)
-from idea.infrastructure.toml_values import toml_value
+from idea.infrastructure.clis.claude.terminal import claude_terminal
+from idea.infrastructure.clis.codex.terminal import codex_terminal
+from idea.infrastructure.clis.codex.toml_values import toml_value
+from idea.infrastructure.clis.gemini.terminal import gemini_terminal
 
 WINDOWS_EXE = r"C:\tools\new\idea.exe"
 

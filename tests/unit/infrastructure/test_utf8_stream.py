@@ -5,7 +5,7 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from idea.infrastructure.utf8_stream import Utf8Stream
+from idea.infrastructure.terminal.utf8 import Utf8Stream
 
 MIXED = "a é ✓ 中 🙂 z"  # 1, 2, 3, 3 and 4 byte characters
 

@@ -1,0 +1,28 @@
+"""The agent CLIs: ONE registry (``CLIS``) and one sub-package per CLI.
+
+Adding a CLI: its ``AdapterKind`` value, its built-in profile (``domain/builtin_profiles.py``), a
+``clis/<name>/`` folder (stream codec, structured session, terminal injection) and one line here.
+The sub-packages never import each other; what they share sits at this level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from idea.domain.profile import AdapterKind
+from idea.infrastructure.clis.adapter import CliAdapter
+from idea.infrastructure.clis.claude.session import start_claude_session
+from idea.infrastructure.clis.claude.terminal import claude_terminal
+from idea.infrastructure.clis.codex.session import start_codex_session
+from idea.infrastructure.clis.codex.terminal import codex_terminal
+from idea.infrastructure.clis.gemini.session import start_gemini_session
+from idea.infrastructure.clis.gemini.terminal import gemini_terminal
+
+CLIS: Mapping[AdapterKind, CliAdapter] = MappingProxyType(
+    {
+        AdapterKind.CLAUDE: CliAdapter(start_claude_session, claude_terminal),
+        AdapterKind.CODEX: CliAdapter(start_codex_session, codex_terminal),
+        AdapterKind.GEMINI: CliAdapter(start_gemini_session, gemini_terminal),
+    }
+)

@@ -1,0 +1,30 @@
+"""What IdeA must know of one agent CLI: how to drive it structured and how to inject a TUI."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+
+from idea.application.session_ports import AgentSession, StructuredSpec
+
+StartStructured = Callable[[StructuredSpec], Awaitable[AgentSession]]
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalInjection:
+    """Extra arguments, environment and (rarely) working folder for a TUI launch."""
+
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+
+
+TerminalInjector = Callable[[StructuredSpec], TerminalInjection]
+
+
+@dataclass(frozen=True, slots=True)
+class CliAdapter:
+    """One row of the CLI registry (``idea.infrastructure.clis.CLIS``)."""
+
+    start_session: StartStructured
+    terminal_injection: TerminalInjector

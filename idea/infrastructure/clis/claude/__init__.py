@@ -1,0 +1,1 @@
+"""Claude Code: stream-json codec, structured session, terminal injection."""

@@ -1,0 +1,1 @@
+"""Codex CLI: app-server codec, structured session, terminal injection."""

@@ -1,0 +1,399 @@
+"""Codex CLI in structured mode: one long-lived ``codex app-server`` per agent, one thread.
+
+Invariant: the session's conversation id is the Codex thread id from its first ``thread/start``;
+every later process of the session (after a crash, or after a turn that would not stop) re-opens
+that same thread with ``thread/resume``, and so does a session started with
+``resume_conversation_id``. Nothing is written to disk by this adapter: the context travels as
+``developerInstructions`` and IdeA's MCP bridge as the thread's ``config`` (JSON, so Windows paths
+need no escaping), both in the ``thread/start`` / ``thread/resume`` request. Known limit (codex
+0.171.0, observed): on ``thread/resume`` Codex replays the thread's FIRST developer message and
+ignores the new ``developerInstructions``, so an edited agent context reaches a Codex agent only
+in a new conversation.
+
+Why ``app-server`` and not one ``codex exec --json`` per turn (protocols/AGENT_CLI_PROTOCOLS.md
+§B.1-B.5, re-checked on codex 0.171.0):
+- start-up is paid once: exec re-spawns Codex AND IdeA's MCP bridge on every turn, and its MCP
+  start-up is non-blocking (§B.3: a server that is not ready ~1 s in is missing from the turn)
+  unless ``required`` makes every turn wait for the bridge handshake. Here ``required`` makes the
+  thread wait once, and a broken bridge fails the launch with Codex's own message;
+- interrupting is a protocol request (``turn/interrupt`` → ``turn/completed`` ``interrupted``,
+  observed) instead of killing a process mid-write; the process and its bridge survive it;
+- usage comes as ``thread/tokenUsage/updated`` with the thread ``total``: per-turn usage is a
+  difference of two totals either way (exec's ``turn.completed.usage`` is cumulative too);
+- the open issue "0.148.0 breaks MCP servers added via -c option via app-server mode"
+  (openai/codex#39537) concerns ``-c`` on the app-server command line: we pass no ``-c`` at all,
+  the servers go in ``thread/start``'s ``config``, which was observed to work, on resume too;
+- crash isolation: exec confines a crash to one turn; here a dead app-server fails only the
+  running turn (``AgentFailed`` with its stderr tail) and the next turn starts a new process on
+  the same thread, so the session survives the same way;
+- exec itself runs on the app-server internally (§B.5), so the protocol is the primary one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Coroutine, Sequence
+from typing import Any
+
+import psutil
+
+from idea import __version__
+from idea.application.session_ports import StructuredSpec
+from idea.domain.errors import AgentFailed, IdeaError, Unavailable
+from idea.domain.json_types import JsonObject
+from idea.domain.session_events import TurnFinished
+from idea.infrastructure.clis.codex.stream import (
+    CodexMessage,
+    CodexStream,
+    McpStartup,
+    RpcResponse,
+    ServerRequest,
+    TurnEnded,
+    TurnOutput,
+    TurnStarted,
+    UsageUpdated,
+    answer_server_request,
+    encode_notification,
+    encode_request,
+    thread_params,
+    turn_params,
+)
+from idea.infrastructure.clis.turn_session import TurnSession
+from idea.infrastructure.processes.cli_process import CliProcess
+from idea.infrastructure.processes.tree import ProcessRecord, is_alive, kill_tree_async
+
+log = logging.getLogger(__name__)
+
+# initialize + thread/start, which waits for the required MCP bridge (Codex allows it 30 s).
+START_TIMEOUT_S = 90.0
+REQUEST_TIMEOUT_S = 15.0
+CLOSE_GRACE_S = 3.0
+_WRAPPERS = (".js", ".cmd", ".bat", ".ps1")
+_CLIENT_INFO: JsonObject = {
+    "clientInfo": {"name": "idea", "title": "IdeA", "version": __version__},
+    "capabilities": None,
+}
+
+
+class _RpcRefused(Exception):
+    """The app-server answered one of our requests with an error."""
+
+
+async def start_codex_session(
+    spec: StructuredSpec, *, program: Sequence[str] | None = None
+) -> CodexSession:
+    """Start ``codex app-server`` and open (or resume) the agent's thread.
+
+    ``program`` is the argv that runs Codex in place of ``[spec.executable]`` (tests run a fake
+    CLI under the current interpreter). Raises ``Unavailable`` naming the cause (with Codex's
+    stderr) if the process cannot start or the thread cannot be opened.
+    """
+    if program is None:
+        if spec.executable.lower().endswith(_WRAPPERS):
+            raise Unavailable(
+                f"{spec.executable} is a launcher script; IdeA runs the native codex binary "
+                "(node_modules/@openai/codex-<platform>/vendor/<triple>/bin/codex)"
+            )
+        program = [spec.executable]
+    session = CodexSession(spec, [*program, "app-server", *spec.args, "--listen=stdio://"])
+    await session._open(spec.resume_conversation_id)
+    return session
+
+
+class CodexSession(TurnSession):
+    def __init__(self, spec: StructuredSpec, argv: Sequence[str]) -> None:
+        super().__init__(os.path.basename(os.path.normpath(spec.run_dir)) or "codex")
+        self._spec = spec
+        self._argv = list(argv)
+        self._proc: CliProcess | None = None
+        self._generation = 0  # output and exit of an older process are ignored
+        self._stream = CodexStream()
+        self._pending: dict[int, asyncio.Future[JsonObject]] = {}
+        self._next_id = 0
+        self._turn_id: str | None = None
+        # Set at turn/started (or at the turn's end): Codex refuses turn/interrupt before it
+        # ("no active turn to interrupt", observed on 0.171.0 right after turn/start answered).
+        self._turn_started = asyncio.Event()
+        self._last_started: str | None = None
+        self._orphan: str | None = None  # a turn whose caller gave up before it was named
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._usage_before: JsonObject = {}
+        self.thread_usage: JsonObject = {}
+        """Cumulative token counts of the thread, as Codex last reported them."""
+        self.turn_usage: dict[str, int] = {}
+        """Token counts of the last finished turn."""
+
+    def pids(self) -> list[int]:
+        proc = self._proc
+        if proc is None or proc.exit_code is not None:
+            return []
+        pids = [proc.pid]
+        with contextlib.suppress(psutil.Error):
+            pids += [child.pid for child in psutil.Process(proc.pid).children(recursive=True)]
+        return pids
+
+    # --- process ----------------------------------------------------------------------------
+
+    async def _open(self, thread_id: str | None) -> None:
+        """Spawn the app-server and open the thread; raises ``Unavailable``."""
+        self._generation += 1
+        generation = self._generation
+        self._stream = CodexStream()
+        proc = self._proc = await CliProcess.start(
+            self._argv,
+            cwd=self._spec.cwd,
+            env=self._spec.env,
+            on_stdout=lambda data: self._on_stdout(generation, data),
+            on_exit=lambda code: self._on_exit(generation, code),
+        )
+        verb = f"resume conversation {thread_id}" if thread_id else "start a conversation"
+        try:
+            async with asyncio.timeout(START_TIMEOUT_S):
+                await self._request("initialize", _CLIENT_INFO)
+                await proc.write(encode_notification("initialized"))
+                method = "thread/resume" if thread_id else "thread/start"
+                result = await self._request(method, thread_params(self._spec, thread_id))
+        except (_RpcRefused, IdeaError, TimeoutError) as exc:
+            await self._abandon(proc)
+            reason = str(exc) or f"no answer within {START_TIMEOUT_S:g} s"
+            if "stderr:" not in reason:
+                reason += _tail(proc)
+            raise Unavailable(f"codex could not {verb}: {reason}") from exc
+        except BaseException:
+            await self._abandon(proc)
+            raise
+        thread = result.get("thread")
+        new_id = thread.get("id") if isinstance(thread, dict) else None
+        if not isinstance(new_id, str) or not new_id:
+            await self._abandon(proc)
+            raise Unavailable(f"codex could not {verb}: its answer names no thread")
+        self._set_conversation_id(new_id)
+
+    async def _abandon(self, proc: CliProcess) -> None:
+        self._generation += 1  # its exit is no news: the caller reports the failure
+        await proc.kill()
+
+    async def _request(self, method: str, params: JsonObject) -> JsonObject:
+        """Send a request and wait for its result; raises ``_RpcRefused`` or ``AgentFailed``."""
+        proc = self._proc
+        if proc is None or proc.exit_code is not None:
+            raise AgentFailed(f"{self.name}: codex is not running")
+        self._next_id += 1
+        request_id = self._next_id
+        future: asyncio.Future[JsonObject] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            try:
+                await proc.write(encode_request(request_id, method, params))
+            except Unavailable as exc:
+                raise AgentFailed(f"{self.name}: codex stopped reading its input") from exc
+            return await future
+        finally:
+            self._pending.pop(request_id, None)
+
+    def _on_stdout(self, generation: int, data: bytes) -> None:
+        if generation == self._generation:
+            for message in self._stream.feed(data):
+                self._handle(message)
+
+    def _on_exit(self, generation: int, code: int) -> None:
+        if generation != self._generation:
+            return
+        for message in self._stream.flush():
+            self._handle(message)
+        proc = self._proc
+        error = AgentFailed(f"codex exited with code {code}{_tail(proc)}")
+        self._fail_pending(error)
+        log.warning("%s: %s", self.name, error.message)
+        self._fail_turn(error)
+
+    def _fail_pending(self, error: Exception) -> None:
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(error)
+
+    # --- what Codex says ---------------------------------------------------------------------
+
+    def _handle(self, message: CodexMessage) -> None:
+        if isinstance(message, RpcResponse):
+            rid = message.request_id
+            future = self._pending.get(rid) if isinstance(rid, int) else None
+            if future is not None and not future.done():
+                if message.error is None:
+                    future.set_result(message.result)
+                else:
+                    future.set_exception(_RpcRefused(message.error))
+        elif isinstance(message, ServerRequest):
+            log.info("%s: codex asked %s of a headless session", self.name, message.method)
+            self._spawn(self._write(answer_server_request(message)))
+        elif isinstance(message, TurnStarted):
+            self._last_started = message.turn_id
+            if message.turn_id is not None and message.turn_id == self._orphan:
+                self._orphan = None
+                self._spawn(self._send_interrupt(message.turn_id))
+            elif self._current(message.turn_id):
+                self._turn_started.set()
+        elif isinstance(message, TurnOutput):
+            if self._current(message.turn_id):
+                self._emit(message.event)
+        elif isinstance(message, TurnEnded):
+            if self._current(message.turn_id):
+                self._finish(message)
+        elif isinstance(message, UsageUpdated):
+            self.thread_usage = message.total
+        elif isinstance(message, McpStartup) and message.status == "failed":
+            log.warning("%s: MCP server %s failed: %s", self.name, message.server, message.error)
+        else:
+            # An `error` notification is not terminal (retry notices): a failed turn still ends
+            # with turn/completed, which carries the error.
+            log.debug("%s: codex: %s", self.name, message)
+
+    def _current(self, turn_id: str | None) -> bool:
+        """True if an event of ``turn_id`` belongs to the running turn (adopting its id)."""
+        if not self.busy:
+            return False
+        if self._turn_id is None and turn_id:
+            self._turn_id = turn_id
+        return turn_id is None or turn_id == self._turn_id
+
+    def _finish(self, ended: TurnEnded) -> None:
+        self.turn_usage = _usage_delta(self._usage_before, self.thread_usage)
+        failed = ended.status != "completed"
+        self._turn_id = None
+        self._turn_started.set()  # nothing left to interrupt: wake a waiting interrupt
+        self._emit(
+            TurnFinished(
+                text=ended.text,
+                is_error=failed,
+                error=ended.error if failed else None,
+                conversation_id=self.conversation_id,
+            )
+        )
+
+    # --- turns ------------------------------------------------------------------------------------
+
+    async def _start_turn(self, prompt: str) -> None:
+        if self._proc is None or self._proc.exit_code is not None:
+            await self._reopen()
+        self._turn_id = None
+        self._turn_started.clear()
+        self._usage_before = dict(self.thread_usage)
+        params = turn_params(self.conversation_id or "", prompt)
+        request = asyncio.ensure_future(self._request("turn/start", params))
+        request.add_done_callback(_retrieve)
+        try:
+            result = await asyncio.wait_for(asyncio.shield(request), REQUEST_TIMEOUT_S)
+        except _RpcRefused as exc:
+            raise AgentFailed(f"codex refused the turn: {exc}") from exc
+        except TimeoutError:
+            await self._recover()
+            raise AgentFailed(
+                f"codex did not take the turn within {REQUEST_TIMEOUT_S:g} s"
+            ) from None
+        except asyncio.CancelledError:
+            # The caller gave up before Codex named the turn: stop that turn once it is named.
+            request.add_done_callback(self._interrupt_orphan)
+            raise
+        turn = result.get("turn")
+        turn_id = turn.get("id") if isinstance(turn, dict) else None
+        if isinstance(turn_id, str) and self._turn_id is None and self.busy:
+            self._turn_id = turn_id
+
+    async def _reopen(self) -> None:
+        """A new app-server on the same thread, after the previous one died or was killed."""
+        try:
+            await self._open(self.conversation_id)
+        except Unavailable:
+            self._mark_dead()
+            raise
+
+    def _interrupt_orphan(self, request: asyncio.Future[JsonObject]) -> None:
+        if request.cancelled() or request.exception() is not None:
+            return
+        turn = request.result().get("turn")
+        turn_id = turn.get("id") if isinstance(turn, dict) else None
+        if isinstance(turn_id, str) and turn_id == self._last_started:
+            self._spawn(self._send_interrupt(turn_id))
+        elif isinstance(turn_id, str):
+            self._orphan = turn_id  # interrupted at its turn/started
+
+    async def _interrupt_turn(self) -> None:
+        async with asyncio.timeout(REQUEST_TIMEOUT_S):
+            await self._turn_started.wait()
+        if self.busy and self._turn_id is not None:
+            await self._send_interrupt(self._turn_id)
+
+    async def _send_interrupt(self, turn_id: str) -> None:
+        params: JsonObject = {"threadId": self.conversation_id, "turnId": turn_id}
+        try:
+            await asyncio.wait_for(self._request("turn/interrupt", params), REQUEST_TIMEOUT_S)
+        except _RpcRefused as exc:
+            log.debug("%s: nothing to interrupt: %s", self.name, exc)  # the turn already ended
+        except (AgentFailed, Unavailable):
+            pass  # the process is gone (its exit has failed the turn) or the session is ending
+
+    async def _recover(self) -> None:
+        """The turn would not stop: kill this app-server; the next turn resumes the thread."""
+        log.warning("%s: codex did not stop a turn; restarting it on the next turn", self.name)
+        proc, self._proc = self._proc, None
+        self._generation += 1
+        self._fail_pending(AgentFailed(f"{self.name}: codex was restarted"))
+        if proc is not None:
+            await proc.kill()
+
+    async def _close(self) -> None:
+        self._generation += 1  # what it says from now on is no news: the session is ending
+        self._fail_pending(Unavailable(f"the session of {self.name} was shut down"))
+        proc = self._proc
+        if proc is None or proc.exit_code is not None:
+            return
+        # Recorded first: once the app-server exits, its children are re-parented out of reach.
+        tree = [record for pid in self.pids() if (record := _record(pid)) is not None]
+        proc.close_stdin()  # Codex exits on EOF and stops its MCP servers itself
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(proc.wait(), CLOSE_GRACE_S)
+        await proc.kill()
+        for record in tree:
+            if is_alive(record):
+                await kill_tree_async(record.pid)
+
+    async def _write(self, data: bytes) -> None:
+        proc = self._proc
+        if proc is not None:
+            with contextlib.suppress(Unavailable):
+                await proc.write(data)
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+def _tail(proc: CliProcess | None) -> str:
+    tail = proc.stderr_tail()[-2000:] if proc is not None else ""
+    return f"; stderr: {tail}" if tail else ""
+
+
+def _retrieve(future: asyncio.Future[JsonObject]) -> None:
+    """Mark an outcome nobody awaits any more as seen (no "never retrieved" noise)."""
+    if not future.cancelled():
+        future.exception()
+
+
+def _record(pid: int) -> ProcessRecord | None:
+    with contextlib.suppress(IdeaError):
+        return ProcessRecord.of(pid)
+    return None
+
+
+def _usage_delta(before: JsonObject, after: JsonObject) -> dict[str, int]:
+    delta: dict[str, int] = {}
+    for key, value in after.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            previous = before.get(key)
+            base = previous if isinstance(previous, int) and previous <= value else 0
+            delta[key] = value - base  # a smaller total comes from a fresh process
+    return delta

@@ -1,0 +1,1 @@
+"""Gemini CLI: stream-json parser, per-turn structured session, terminal injection."""

@@ -1,0 +1,144 @@
+"""Sans-I/O parser of Gemini CLI's stream-json output (protocols/AGENT_CLI_PROTOCOLS.md §C).
+
+One parser per turn (Gemini runs one process per turn). ``feed(bytes)`` turns stdout into session
+events; whatever the chunking, every complete line is decoded exactly once, in order, and the
+turn's ``TurnFinished`` comes out exactly once, on the ``result`` line. Lines that are not JSON
+and event types it does not know are skipped: only the fields read here are relied on.
+
+    init{session_id, model}                -> GeminiInit
+    message{role: "assistant", content}    -> TextDelta (the user echo is dropped)
+    tool_use{tool_id, tool_name, parameters}   -> ToolUse
+    tool_result{tool_id, status, output?, error?} -> ToolResult
+    error{severity, message}               -> GeminiNotice (never ends the turn)
+    result{status, error?}                 -> TurnFinished
+
+The final text joins the assistant deltas; text written after a tool call starts on a new line,
+as the CLI's own text output does. An error ``result`` without an ``error`` field takes its
+message from the last ``error`` event of severity ``error`` (the CLI reports an invalid model
+stream that way).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.session_events import SessionEvent, TextDelta, ToolResult, ToolUse, TurnFinished
+from idea.infrastructure.clis.ndjson import NdjsonDecoder, NdjsonItem
+
+
+@dataclass(frozen=True, slots=True)
+class GeminiInit:
+    """The session id of this run: the one passed with ``--session-id`` or ``--resume``."""
+
+    session_id: str
+    model: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GeminiNotice:
+    """An ``error`` event; ``severity`` is ``"warning"`` or ``"error"``, neither ends the turn."""
+
+    severity: str
+    message: str
+
+
+GeminiItem = SessionEvent | GeminiInit | GeminiNotice
+
+
+class GeminiStreamParser:
+    def __init__(self) -> None:
+        self._lines = NdjsonDecoder()
+        self._segments: list[str] = [""]
+        self._session_id: str | None = None
+        self._last_error: str | None = None
+        self._finished = False
+
+    @property
+    def session_id(self) -> str | None:
+        return self._session_id
+
+    @property
+    def finished(self) -> bool:
+        """The ``result`` line was seen."""
+        return self._finished
+
+    def feed(self, data: bytes) -> list[GeminiItem]:
+        return self._decode(self._lines.feed(data))
+
+    def flush(self) -> list[GeminiItem]:
+        """What a last line without a newline holds (call once the stream has ended)."""
+        return self._decode(self._lines.flush())
+
+    def _decode(self, items: list[NdjsonItem]) -> list[GeminiItem]:
+        out: list[GeminiItem] = []
+        for item in items:
+            if isinstance(item, dict) and not self._finished:
+                event = self._event(item)
+                if event is not None:
+                    out.append(event)
+        return out
+
+    def _event(self, obj: JsonObject) -> GeminiItem | None:
+        kind = obj.get("type")
+        if kind == "init":
+            session_id = _str(obj.get("session_id"))
+            if not session_id:
+                return None
+            self._session_id = session_id
+            return GeminiInit(session_id, _str(obj.get("model")) or None)
+        if kind == "message":
+            content = _str(obj.get("content"))
+            if obj.get("role") != "assistant" or not content:
+                return None
+            self._segments[-1] += content
+            return TextDelta(content)
+        if kind == "tool_use":
+            self._segments.append("")
+            return ToolUse(
+                tool_id=_str(obj.get("tool_id")),
+                name=_str(obj.get("tool_name")),
+                input=obj.get("parameters"),
+            )
+        if kind == "tool_result":
+            is_error = obj.get("status") == "error"
+            output = _str(obj.get("output")) or (_message(obj.get("error")) if is_error else "")
+            return ToolResult(tool_id=_str(obj.get("tool_id")), output=output, is_error=is_error)
+        if kind == "error":
+            severity = _str(obj.get("severity")) or "error"
+            message = _str(obj.get("message"))
+            if severity == "error" and message:
+                self._last_error = message
+            return GeminiNotice(severity, message)
+        if kind == "result":
+            self._finished = True
+            is_error = obj.get("status") != "success"
+            error = None
+            if is_error:
+                error = _message(obj.get("error")) or self._last_error or "the turn failed"
+            return TurnFinished(
+                text=self._text(),
+                is_error=is_error,
+                error=error,
+                conversation_id=self._session_id,
+            )
+        return None
+
+    def _text(self) -> str:
+        text = ""
+        for segment in self._segments:
+            if segment and text and not text.endswith("\n"):
+                text += "\n"
+            text += segment
+        return text
+
+
+def _str(value: JsonValue) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _message(value: JsonValue) -> str:
+    """The text of an ``error`` field: ``{type, message}`` or a plain string."""
+    if isinstance(value, dict):
+        return _str(value.get("message")) or _str(value.get("type"))
+    return _str(value)

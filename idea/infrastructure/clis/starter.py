@@ -1,0 +1,147 @@
+"""Starts an agent's CLI: real executable, run dir, injected context and MCP declaration, pids.
+
+The CLI always runs with cwd = the project root; what IdeA injects lives in the agent's run dir
+and reaches the CLI by flag, environment or config override (never a file in the user's project).
+Structured sessions and the terminal flags of the known CLIs come from their adapters; any other
+profile gets the generic declaration of its ``mcp`` capability (DESIGN.md §9.5).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from idea.application.session_ports import (
+    AgentSession,
+    McpServerEntry,
+    StructuredSpec,
+    TerminalLauncher,
+    TerminalSession,
+    TerminalSpec,
+)
+from idea.domain.agent import Agent
+from idea.domain.errors import Invalid, Unavailable
+from idea.domain.profile import AdapterKind, McpConfigFile, McpEnv, McpFlag, Profile
+from idea.domain.session_events import SessionEvent
+from idea.infrastructure.clis.adapter import CliAdapter, TerminalInjection
+from idea.infrastructure.clis.declaration import mcp_server_entry, server_json, write_declaration
+from idea.infrastructure.files.atomic import write_atomic
+from idea.infrastructure.processes.executables import resolve_executable
+from idea.infrastructure.processes.run_dir import prepare_run_dir, record_pids
+from idea.infrastructure.stores.paths import ProjectPaths
+
+DECLARATION_FILE = "mcp.json"
+CONTEXT_FILE = "CONTEXT.md"
+
+
+class CliSessionStarter:
+    def __init__(
+        self,
+        paths: ProjectPaths,
+        project_id: str,
+        terminals: TerminalLauncher,
+        clis: Mapping[AdapterKind, CliAdapter],
+        base_env: Mapping[str, str] | None = None,
+        tool_timeout_s: float = 600.0,
+        with_mcp: bool = True,
+    ) -> None:
+        self._paths = paths
+        self._project_id = project_id
+        self._terminals = terminals
+        self._clis = dict(clis)
+        self._base_env = dict(os.environ if base_env is None else base_env)
+        self._tool_timeout_s = tool_timeout_s
+        self._with_mcp = with_mcp
+
+    async def start_terminal(
+        self, agent: Agent, profile: Profile, rows: int, cols: int
+    ) -> TerminalSession:
+        spec = self._spec(agent, profile, None)
+        cli = self._clis.get(profile.structured) if profile.structured else None
+        injection = cli.terminal_injection(spec) if cli else self._generic_injection(spec, profile)
+        argv = (spec.executable, *profile.command[1:], *injection.args)
+        env = {**spec.env, **injection.env}
+        cwd = injection.cwd or spec.cwd
+        session = await self._terminals.start(
+            TerminalSpec(argv=argv, cwd=cwd, env=env, rows=rows, cols=cols)
+        )
+        record_pids(Path(spec.run_dir), [session.pid])
+        return session
+
+    async def start_structured(
+        self, agent: Agent, profile: Profile, resume_conversation_id: str | None
+    ) -> AgentSession:
+        cli = self._clis.get(profile.structured) if profile.structured else None
+        if cli is None:
+            raise Invalid(f"profile {profile.name} cannot be driven in structured mode")
+        spec = self._spec(agent, profile, resume_conversation_id)
+        session = await cli.start_session(spec)
+        run_dir = Path(spec.run_dir)
+        recorded: list[int] = []
+
+        def record() -> None:
+            # Per-turn CLIs change pid every turn: keep the record current for crash recovery.
+            pids = session.pids()
+            if pids and pids != recorded:
+                recorded[:] = pids
+                record_pids(run_dir, pids)
+
+        def on_event(_event: SessionEvent) -> None:
+            record()
+
+        session.subscribe(on_event)
+        record()
+        return session
+
+    def _spec(self, agent: Agent, profile: Profile, resume: str | None) -> StructuredSpec:
+        detected = resolve_executable(profile.command[0], self._base_env.get("PATH"))
+        if detected.path is None:
+            raise Unavailable(f"cannot start agent {agent.name}: {detected.reason}")
+        run_dir = prepare_run_dir(self._paths.run_dir(agent.name))
+        env = {
+            **self._base_env,
+            "IDEA_PROJECT_ROOT": str(self._paths.root),
+            "IDEA_AGENT": agent.name,
+        }
+        return StructuredSpec(
+            kind=profile.structured or AdapterKind.CLAUDE,
+            executable=detected.path,
+            cwd=str(self._paths.root),
+            run_dir=str(run_dir),
+            env=env,
+            context=agent.context,
+            mcp=self._mcp_entry(agent) if self._with_mcp and profile.mcp is not None else None,
+            resume_conversation_id=resume,
+            model=agent.model,
+            tool_timeout_s=self._tool_timeout_s,
+            args=tuple(profile.command[1:]),
+        )
+
+    def _mcp_entry(self, agent: Agent) -> McpServerEntry:
+        return mcp_server_entry(self._project_id, agent.id, self._paths.mcp_key)
+
+    @staticmethod
+    def _generic_injection(spec: StructuredSpec, profile: Profile) -> TerminalInjection:
+        """Profiles IdeA has no adapter for: context file + the declaration of ``profile.mcp``."""
+        run_dir = Path(spec.run_dir)
+        env: dict[str, str] = {}
+        args: list[str] = []
+        if spec.context:
+            context_file = run_dir / (profile.context_file or CONTEXT_FILE)
+            write_atomic(context_file, spec.context)
+            env["IDEA_AGENT_CONTEXT_FILE"] = str(context_file)
+        if spec.mcp is not None and profile.mcp is not None:
+            name = (
+                profile.mcp.file_name
+                if isinstance(profile.mcp, McpConfigFile)
+                else DECLARATION_FILE
+            )
+            declaration = run_dir / name
+            write_declaration(declaration, server_json(spec.mcp))
+            env["IDEA_MCP_CONFIG"] = str(declaration)
+            if isinstance(profile.mcp, McpFlag):
+                args.append(f"{profile.mcp.flag}={declaration}")
+            elif isinstance(profile.mcp, McpEnv):
+                env[profile.mcp.var] = str(declaration)
+        return TerminalInjection(tuple(args), env)

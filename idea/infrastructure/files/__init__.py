@@ -1,0 +1,1 @@
+"""Files under ``.ideai/``: atomic writes, JSON documents, quarantine of unreadable files."""

@@ -1,0 +1,1 @@
+"""Processes: trees and their kill, CLI child processes, run dirs, executables, leftovers."""

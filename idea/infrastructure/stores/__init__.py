@@ -1,0 +1,1 @@
+"""One module per store of project (or per-user) state, on top of ``files/``."""

@@ -1,0 +1,157 @@
+"""Agents as Markdown files ``.ideai/agents/<name>.md``; the file name is the agent's name.
+
+Writes are atomic. A file that cannot be read as an agent is moved aside and reported; the other
+agents stay usable. A file without an ``id`` (written by hand) gets one, saved back at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from pathlib import Path
+
+from idea.application.ports import Clock, CorruptionReporter, IdGenerator
+from idea.domain.agent import Agent
+from idea.domain.errors import Conflict, CorruptFile, Internal, NotFound
+from idea.domain.names import is_slug, validate_slug
+from idea.infrastructure.files.atomic import write_atomic
+from idea.infrastructure.files.model_file import load_text_model
+from idea.infrastructure.stores.paths import ProjectPaths
+
+log = logging.getLogger(__name__)
+
+
+def _ignore(_: CorruptFile) -> None:
+    pass
+
+
+class MarkdownAgentStore:
+    def __init__(
+        self,
+        paths: ProjectPaths,
+        clock: Clock,
+        ids: IdGenerator,
+        report: CorruptionReporter = _ignore,
+    ) -> None:
+        self._paths = paths
+        self._clock = clock
+        self._ids = ids
+        self._report = report
+        # Agents are read on every MCP call and UI refresh: parse a file again only when its
+        # identity changed: inode (atomic writes replace the file), modification time or size.
+        self._cache: dict[Path, tuple[tuple[int, int, int], Agent]] = {}
+
+    def all(self) -> list[Agent]:
+        agents: list[Agent] = []
+        for path in self._files():
+            try:
+                agent = self._read(path)
+            except CorruptFile as exc:
+                self._report(exc)
+                continue
+            if agent is not None:
+                agents.append(agent)
+        return agents
+
+    def get(self, name: str) -> Agent:
+        validate_slug(name, "agent name")
+        agent = self._read(self._paths.agent_file(name))
+        if agent is None:
+            raise NotFound(f"no agent named '{name}'")
+        return agent
+
+    def get_by_id(self, agent_id: str) -> Agent:
+        for agent in self.all():
+            if agent.id == agent_id:
+                return agent
+        raise NotFound(f"no agent with id '{agent_id}'")
+
+    def exists(self, name: str) -> bool:
+        return is_slug(name) and self._paths.agent_file(name).is_file()
+
+    def save(self, agent: Agent) -> None:
+        path = self._paths.agent_file(agent.name)
+        if path.is_file():
+            current = self._read(path)
+            if current is not None and current.id != agent.id:
+                raise Conflict(f"an agent named '{agent.name}' already exists")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, agent.to_markdown())
+
+    def rename(self, old_name: str, new_name: str) -> Agent:
+        agent = self.get(old_name)
+        validate_slug(new_name, "agent name")
+        if new_name == old_name:
+            return agent
+        if self.exists(new_name):
+            raise Conflict(f"an agent named '{new_name}' already exists")
+        renamed = agent.renamed(new_name)
+        # New file first: a crash in between leaves two copies (same id), never zero.
+        write_atomic(self._paths.agent_file(new_name), renamed.to_markdown())
+        self._unlink(self._paths.agent_file(old_name))
+        return renamed
+
+    def delete(self, name: str) -> None:
+        validate_slug(name, "agent name")
+        path = self._paths.agent_file(name)
+        if not path.is_file():
+            raise NotFound(f"no agent named '{name}'")
+        self._unlink(path)
+
+    def _files(self) -> list[Path]:
+        try:
+            names = sorted(
+                entry.name for entry in os.scandir(self._paths.agents) if entry.name.endswith(".md")
+            )
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise Internal(f"could not list {self._paths.agents}: {exc.strerror or exc}") from exc
+        files = []
+        for name in names:
+            if is_slug(name[:-3]):
+                files.append(self._paths.agents / name)
+            else:
+                log.warning("ignoring %s: the file name is not a valid agent name", name)
+        return files
+
+    def _read(self, path: Path) -> Agent | None:
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            self._cache.pop(path, None)
+            return None
+        except OSError as exc:
+            raise Internal(f"could not read {path}: {exc.strerror or exc}") from exc
+        cached = self._cache.get(path)
+        if cached is not None and cached[0] == _identity(stat):
+            return cached[1]
+        agent = self._parse(path)
+        if agent is not None:
+            with contextlib.suppress(OSError):
+                stat = path.stat()  # a file given an id was rewritten
+                self._cache[path] = (_identity(stat), agent)
+        return agent
+
+    def _parse(self, path: Path) -> Agent | None:
+        new_id = self._ids.new_id()
+        agent = load_text_model(
+            path, lambda text: Agent.from_markdown(path.stem, text, new_id), self._clock.now_ms
+        )
+        if agent is not None and agent.id == new_id:
+            write_atomic(path, agent.to_markdown())
+        return agent
+
+    @staticmethod
+    def _unlink(path: Path) -> None:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise Internal(f"could not delete {path}: {exc.strerror or exc}") from exc
+
+
+def _identity(stat: os.stat_result) -> tuple[int, int, int]:
+    return stat.st_ino, stat.st_mtime_ns, stat.st_size

@@ -1,0 +1,65 @@
+"""Profiles: the built-ins, overridden field by field or extended by ``.ideai/profiles.json``.
+
+File shape: ``{"version": 1, "profiles": {"<name>": {"command": [...], "structured": ...}}}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from idea.application.ports import Clock
+from idea.domain.errors import Invalid, NotFound
+from idea.domain.json_types import JsonObject
+from idea.domain.profile import Profile, profile_from_json
+from idea.infrastructure.files.json_document import JsonDocument
+from idea.infrastructure.files.model_file import ChangeCache, load_json_model
+from idea.infrastructure.stores.paths import ProjectPaths
+
+
+class JsonProfileStore:
+    def __init__(self, paths: ProjectPaths, clock: Clock, builtins: Mapping[str, Profile]) -> None:
+        self._doc = JsonDocument(paths.profiles, clock=clock.now_ms)
+        self._builtins = dict(builtins)
+        self._cache: ChangeCache[dict[str, Profile]] = ChangeCache(paths.profiles)
+
+    def all(self) -> dict[str, Profile]:
+        profiles = self._cache.get(self._load)
+        return dict(profiles) if profiles is not None else dict(self._builtins)
+
+    def _load(self) -> dict[str, Profile]:
+        raw = self._raw()
+        profiles = dict(self._builtins)
+        entries = raw.get("profiles", {})
+        if not isinstance(entries, dict):
+            raise Invalid("profiles.json field 'profiles' must be an object")
+        for name, entry in entries.items():
+            profiles[name] = profile_from_json(name, entry, self._builtins.get(name))
+        return profiles
+
+    def get(self, name: str) -> Profile:
+        profiles = self.all()
+        if name not in profiles:
+            known = ", ".join(sorted(profiles))
+            raise NotFound(f"no profile named '{name}' (known: {known})")
+        return profiles[name]
+
+    def save_entry(self, name: str, entry: JsonObject) -> Profile:
+        """Add or replace one project profile (validated first); other entries are kept as is."""
+        profile = profile_from_json(name, entry, self._builtins.get(name))
+        raw = self._raw()
+        entries = raw.get("profiles")
+        merged: JsonObject = dict(entries) if isinstance(entries, dict) else {}
+        merged[name] = entry
+        self._doc.save({**raw, "version": 1, "profiles": merged})
+        return profile
+
+    def _raw(self) -> JsonObject:
+        raw = load_json_model(self._doc, _checked)
+        return raw if raw is not None else {}
+
+
+def _checked(value: JsonObject) -> JsonObject:
+    entries = value.get("profiles", {})
+    if not isinstance(entries, dict):
+        raise Invalid("profiles.json field 'profiles' must be an object")
+    return value

@@ -1,0 +1,1 @@
+"""Terminal sessions: the PTY adapters (POSIX, Windows), scrollback, UTF-8 decoding."""

@@ -1,0 +1,203 @@
+"""Terminal sessions on Windows: a CLI in a ConPTY (pywinpty), read on a thread.
+
+Invariant: output is handed from the reader thread to the session's loop in order
+(``call_soon_threadsafe``); scrollback, subscribers and exit listeners are only touched on that
+loop. The program is spawned by the absolute path of a real ``.exe`` (never a ``cmd /c`` or
+``.cmd`` shim, whose tree would hide the real process). ``stop()`` kills the tree with psutil.
+Imported only on Windows, by ``terminal_launcher.default_terminal_launcher``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import threading
+from collections.abc import Callable, Mapping
+from typing import Protocol, TypeVar, cast
+
+import winpty
+
+from idea.application.session_ports import TerminalSpec, Unsubscribe
+from idea.domain.errors import Invalid, Unavailable
+from idea.infrastructure.processes.tree import kill_tree_async
+from idea.infrastructure.terminal.common import (
+    Listeners,
+    call_one,
+    checked_scrollback,
+)
+from idea.infrastructure.terminal.scrollback import Scrollback
+
+__all__ = ["WindowsPtyLauncher", "WindowsPtySession"]
+
+log = logging.getLogger(__name__)
+
+READ_SIZE = 64 * 1024
+_EXIT_POLL_S = 0.05
+_EXIT_AFTER_KILL_S = 5.0
+_T = TypeVar("_T")
+
+
+class _WinPty(Protocol):
+    """What this module uses of ``winpty.PtyProcess``."""
+
+    pid: int
+
+    def read(self, size: int) -> str: ...
+    def write(self, data: str) -> int: ...
+    def setwinsize(self, rows: int, cols: int) -> None: ...
+    def isalive(self) -> bool: ...
+    def close(self, force: bool = False) -> None: ...
+
+    @property
+    def exitstatus(self) -> int | None: ...
+
+
+def _resolve_exe(name: str, env: Mapping[str, str]) -> str:
+    found = name if os.path.isabs(name) else shutil.which(name, path=env.get("PATH", os.defpath))
+    if found is None or not os.path.isfile(found):
+        raise Unavailable(f"cannot start {name!r}: not found")
+    if not found.lower().endswith(".exe"):
+        raise Unavailable(f"cannot start {name!r}: {found} is not a real .exe (a shim?)")
+    return os.path.abspath(found)
+
+
+class WindowsPtyLauncher:
+    def __init__(self, grace_s: float = 1.0) -> None:
+        self._grace_s = grace_s
+
+    async def start(self, spec: TerminalSpec) -> WindowsPtySession:
+        """Raises ``Unavailable`` naming the program if it cannot be started."""
+        scrollback = checked_scrollback(spec)
+        exe = _resolve_exe(spec.argv[0], spec.env)
+        env = dict(spec.env)
+        # Windows programs misbehave (sockets, crypto) without SystemRoot; keys are case-blind.
+        system_root = os.environ.get("SYSTEMROOT")
+        if system_root and not any(key.upper() == "SYSTEMROOT" for key in env):
+            env["SystemRoot"] = system_root
+        try:
+            proc = winpty.PtyProcess.spawn(
+                [exe, *spec.argv[1:]], cwd=spec.cwd, env=env, dimensions=(spec.rows, spec.cols)
+            )
+        except Exception as exc:  # pywinpty raises plain exceptions for spawn failures
+            raise Unavailable(f"cannot start {spec.argv[0]!r}: {exc}") from exc
+        loop = asyncio.get_running_loop()
+        return WindowsPtySession(cast(_WinPty, proc), scrollback, loop, self._grace_s)
+
+
+class WindowsPtySession:
+    def __init__(
+        self, proc: _WinPty, scrollback: Scrollback, loop: asyncio.AbstractEventLoop, grace_s: float
+    ) -> None:
+        self._proc = proc
+        self._pid = proc.pid
+        self._loop = loop
+        self._grace_s = grace_s
+        self._scrollback = scrollback
+        self._listeners: Listeners[str] = Listeners("output")
+        self._exit_listeners: Listeners[int] = Listeners("exit")
+        self._open = True
+        self._exit_code: int | None = None
+        self._exited: asyncio.Future[int] = loop.create_future()
+        self._stopping: asyncio.Task[None] | None = None
+        self._thread = threading.Thread(
+            target=self._read_loop, name=f"pty-{self._pid}", daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def pid(self) -> int:
+        return self._pid
+
+    @property
+    def exit_code(self) -> int | None:
+        return self._exit_code
+
+    def write(self, data: str) -> None:
+        if not self._open:
+            raise Unavailable("the terminal's program has exited")
+        try:
+            self._proc.write(data)
+        except Exception as exc:  # EOFError once the pty is closed
+            raise Unavailable(f"the terminal's program has exited ({exc})") from exc
+
+    def resize(self, rows: int, cols: int) -> None:
+        if rows < 1 or cols < 1:
+            raise Invalid(f"terminal size must be at least 1x1, got {rows}x{cols}")
+        if self._open:
+            with contextlib.suppress(Exception):
+                self._proc.setwinsize(rows, cols)
+
+    def subscribe(self, listener: Callable[[str], None]) -> Unsubscribe:
+        return self._listeners.add(listener)
+
+    def on_exit(self, listener: Callable[[int], None]) -> Unsubscribe:
+        if self._exit_code is not None:
+            call_one(listener, self._exit_code, "exit")
+            return lambda: None
+        return self._exit_listeners.add(listener)
+
+    def scrollback(self) -> str:
+        return self._scrollback.snapshot().decode("utf-8", "replace")
+
+    async def wait(self) -> int:
+        return await asyncio.shield(self._exited)
+
+    async def stop(self) -> None:
+        if self._stopping is None:
+            self._stopping = self._loop.create_task(self._stop())
+        await asyncio.shield(self._stopping)
+
+    def _read_loop(self) -> None:
+        """On the reader thread: pywinpty already returns whole characters."""
+        while True:
+            try:
+                text = self._proc.read(READ_SIZE)
+            except Exception:  # EOFError at the end; anything else ends the stream too
+                break
+            if text and not self._post(self._on_text, text):
+                return
+        self._post(self._on_eof, None)
+
+    def _post(self, fn: Callable[[_T], None], arg: _T) -> bool:
+        try:
+            self._loop.call_soon_threadsafe(fn, arg)
+        except RuntimeError:  # the loop is closed: nobody is listening any more
+            return False
+        return True
+
+    def _on_text(self, text: str) -> None:
+        self._scrollback.append(text.encode("utf-8"))
+        self._listeners.call(text)
+
+    def _on_eof(self, _: None) -> None:
+        self._open = False
+        self._poll_exit()
+
+    def _poll_exit(self) -> None:
+        if self._exit_code is not None:
+            return
+        if self._proc.isalive():
+            self._loop.call_later(_EXIT_POLL_S, self._poll_exit)
+            return
+        status = self._proc.exitstatus
+        self._exit_code = status if status is not None else -1
+        self._exited.set_result(self._exit_code)
+        self._exit_listeners.call_once(self._exit_code)
+
+    async def _stop(self) -> None:
+        if self._exit_code is None:
+            await kill_tree_async(self._pid, self._grace_s)
+        # close() sleeps and joins pywinpty's own thread: keep it off the loop.
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(self._proc.close, True)
+        if self._open:
+            self._open = False
+            self._poll_exit()
+        try:
+            async with asyncio.timeout(_EXIT_AFTER_KILL_S):
+                await asyncio.shield(self._exited)
+        except TimeoutError:
+            log.error("pid %d survived the kill; giving up on its exit status", self._pid)

@@ -1,0 +1,77 @@
+"""Test worlds built through the composition root's own wiring (``bootstrap.wire_core``) with the
+fakes of every port: cosmicpython's ``bootstrap_test_app``. No test wires use cases by hand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from idea.app.bootstrap import wire_core
+from idea.app.runtime import Core
+from idea.application.ask_agent import DEFAULT_QUEUE_CAP_S, DEFAULT_TURN_TIMEOUT_S
+from idea.domain.agent import Agent
+from tests.fakes.clock import FakeClock, SequentialIds
+from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.fakes.memory_log import MemoryDelegationLog
+from tests.fakes.memory_stores import (
+    InMemoryAgentStore,
+    InMemoryProfileStore,
+    InMemorySkillStore,
+    InMemoryWorkStateStore,
+)
+
+
+@dataclass
+class AppWorld:
+    agents: InMemoryAgentStore
+    profiles: InMemoryProfileStore
+    skills: InMemorySkillStore
+    work_state: InMemoryWorkStateStore
+    log: MemoryDelegationLog
+    clock: FakeClock
+    starter: FakeSessionStarter
+    core: Core
+    events: list[object] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.bus = self.core.bus
+        self.sessions = self.core.sessions
+        self.launch = self.core.launcher
+        self.stop = self.core.stopper
+        self.ask = self.core.asker
+        self.service = self.core.orchestrator
+        self.bus.subscribe(self.events.append)
+
+    async def close(self) -> None:
+        await self.ask.close()
+        await self.stop.stop_all("test over")
+
+
+def bootstrap_test_app(
+    *agents: Agent,
+    starter: FakeSessionStarter | None = None,
+    ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
+    queue_cap_s: float = DEFAULT_QUEUE_CAP_S,
+) -> AppWorld:
+    """The application over in-memory stores, a fake clock and fake CLIs."""
+    stores = {
+        "agents": InMemoryAgentStore(*agents),
+        "profiles": InMemoryProfileStore(),
+        "skills": InMemorySkillStore(),
+        "work_state": InMemoryWorkStateStore(),
+        "log": MemoryDelegationLog(),
+        "clock": FakeClock(),
+        "starter": starter or FakeSessionStarter(),
+    }
+    core = wire_core(
+        agents=stores["agents"],
+        profiles=stores["profiles"],
+        skills=stores["skills"],
+        work_state=stores["work_state"],
+        delegations=stores["log"],
+        starter=stores["starter"],
+        clock=stores["clock"],
+        ids=SequentialIds("new"),
+        ask_timeout_s=ask_timeout_s,
+        queue_cap_s=queue_cap_s,
+    )
+    return AppWorld(core=core, **stores)

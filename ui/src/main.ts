@@ -1,17 +1,17 @@
 // The app shell: header, tabs, workspace and side panel, wired to the server's pushed events.
 
-import { api, ApiFailure } from "./api";
-import { bannerHost, hide, showError, showNotice } from "./banner";
-import { forgetTranscripts, onChatEvent, setQueued } from "./chatlog";
-import { debounce, h } from "./dom";
-import { Workspace } from "./layout";
-import { askPermissionOnGesture, notifiedRecently, notifyAgent, preview, windowFocused } from "./notify";
-import { OpenProjectDialog } from "./projects";
-import { HelpButton, installShortcuts } from "./shortcuts";
-import { SidePanel } from "./sidepanel";
-import { store } from "./state";
-import { TabBar } from "./tabs";
-import type { ApiError, ChatEventData } from "./types";
+import { api, ApiFailure } from "./model/api";
+import { forgetTranscripts, onChatEvent, setQueued } from "./model/chatlog";
+import { store } from "./model/state";
+import type { ApiError, ChatEventData } from "./model/types";
+import { bannerHost, hide, showError, showNotice } from "./views/banner";
+import { debounce, h } from "./views/dom";
+import { Workspace } from "./views/layout";
+import { askPermissionOnGesture, notifiedRecently, notifyAgent, preview, windowFocused } from "./views/notify";
+import { OpenProjectDialog } from "./views/projects";
+import { HelpButton, installShortcuts } from "./views/shortcuts";
+import { SidePanel } from "./views/sidepanel";
+import { TabBar } from "./views/tabs";
 import "./style.css";
 
 // The page load set the auth cookie; keep the token out of the address bar and history.

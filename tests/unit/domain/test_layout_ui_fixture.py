@@ -1,4 +1,4 @@
-"""The layouts the UI's unit tests read (``ui/src/testdata/layouts.json``) are what the domain
+"""The layouts the UI's unit tests read (``ui/src/model/testdata/layouts.json``) are what the domain
 makes and stores: each step is the previous one with its ``layouts.apply`` op applied, and each
 survives the ``layouts.json`` round trip unchanged. So the TypeScript tests cannot drift from the
 server. After a deliberate change to the domain, rewrite the file with
@@ -13,7 +13,7 @@ from pathlib import Path
 from idea.domain.json_types import JsonObject
 from idea.domain.layout import Layouts
 
-FIXTURE = Path(__file__).resolve().parents[3] / "ui" / "src" / "testdata" / "layouts.json"
+FIXTURE = Path(__file__).resolve().parents[3] / "ui" / "src" / "model" / "testdata" / "layouts.json"
 
 
 def _apply(layouts: Layouts, op: JsonObject, new_ids: JsonObject) -> Layouts:

@@ -3,7 +3,7 @@
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
-import { api } from "./api";
+import { api } from "../model/api";
 import { showError } from "./banner";
 import { h } from "./dom";
 import { shortcutOf } from "./shortcuts";

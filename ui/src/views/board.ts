@@ -1,9 +1,9 @@
 // The work-state board: each agent's status, intent, ticket, progress and queue.
 
-import { api } from "./api";
+import { api } from "../model/api";
+import type { WorkRow } from "../model/types";
 import { goToCell } from "./banner";
 import { clear, h } from "./dom";
-import type { WorkRow } from "./types";
 
 export class Board {
   readonly el = h("div.board");

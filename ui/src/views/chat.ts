@@ -1,8 +1,8 @@
 // A chat cell: the transcript of a structured agent, streaming, tool calls folded, and a composer.
 
-import { api } from "./api";
+import { api } from "../model/api";
+import { addUserMessage, type Entry, seed, setIdle, transcript } from "../model/chatlog";
 import { showError } from "./banner";
-import { addUserMessage, type Entry, seed, setIdle, transcript } from "./chatlog";
 import { clear, h } from "./dom";
 
 export class ChatView {

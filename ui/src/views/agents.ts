@@ -1,10 +1,10 @@
 // The agent editor: create (name, profile, context), edit, delete with confirmation.
 
-import { api } from "./api";
+import { api } from "../model/api";
+import { store } from "../model/state";
+import type { AgentRow } from "../model/types";
 import { showError } from "./banner";
 import { clear, h } from "./dom";
-import { store } from "./state";
-import type { AgentRow } from "./types";
 
 export class AgentEditor {
   readonly el = h("div.agents");

@@ -1,9 +1,9 @@
 // The delegation log: requester → target, source badge, duration, outcome; click for the texts.
 
-import { api } from "./api";
+import { api } from "../model/api";
+import { store } from "../model/state";
+import type { Delegation } from "../model/types";
 import { clear, formatMs, h } from "./dom";
-import { store } from "./state";
-import type { Delegation } from "./types";
 
 export class DelegationLog {
   readonly el = h("div.delegations");

@@ -1,10 +1,10 @@
 // One error banner at the top: a clear sentence per error code, with an action when there is one.
 
-import { ApiFailure } from "./api";
+import { ApiFailure } from "../model/api";
+import { describeError } from "../model/errors";
+import { store } from "../model/state";
+import type { ApiError } from "../model/types";
 import { clear, h } from "./dom";
-import { describeError } from "./errors";
-import { store } from "./state";
-import type { ApiError } from "./types";
 
 const host = h("div.banner-host");
 

@@ -1,13 +1,13 @@
 // One cell of the layout: a header (agent, picker, split/close) and a body (picker, terminal, chat).
 
-import { api } from "./api";
+import { api } from "../model/api";
+import { store } from "../model/state";
+import type { AgentRow, Leaf, View } from "../model/types";
 import { goToCell, showError } from "./banner";
 import { ChatView } from "./chat";
 import { clear, h } from "./dom";
 import { agentPicker } from "./picker";
-import { store } from "./state";
 import { TerminalView } from "./terminal";
-import type { AgentRow, Leaf, View } from "./types";
 
 type Body = { el: HTMLElement; dispose(): void; focus?(): void };
 

@@ -2,13 +2,13 @@
 // re-renders (a terminal is not re-attached because a sibling moved), disposed when gone. One cell
 // is "focused" (ring drawn; the target of the keyboard shortcuts).
 
+import { store } from "../model/state";
+import { dragSizes, focusAfterClose, leafIds, paneFlex, splitDirection, stepFocus } from "../model/tree";
+import type { LayoutNode, Split } from "../model/types";
 import { showError } from "./banner";
 import { CellView } from "./cell";
 import { h } from "./dom";
 import type { Action } from "./shortcuts";
-import { store } from "./state";
-import { dragSizes, focusAfterClose, leafIds, paneFlex, splitDirection, stepFocus } from "./tree";
-import type { LayoutNode, Split } from "./types";
 
 export class Workspace {
   readonly el = h("div.workspace");

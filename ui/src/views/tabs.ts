@@ -1,8 +1,8 @@
 // The tab bar: switch, add, close, rename (double-click a title).
 
+import { store } from "../model/state";
 import { showError } from "./banner";
 import { clear, h } from "./dom";
-import { store } from "./state";
 
 export class TabBar {
   readonly el = h("nav.tabbar");

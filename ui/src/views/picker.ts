@@ -1,9 +1,9 @@
 // The agent picker of a cell: every agent; one live in another cell is disabled with "go to cell".
 
+import { store } from "../model/state";
+import type { AgentRow, View } from "../model/types";
 import { goToCell } from "./banner";
 import { h } from "./dom";
-import { store } from "./state";
-import type { AgentRow, View } from "./types";
 
 export type PickHandler = (agent: AgentRow, view: View) => void;
 

@@ -2,10 +2,10 @@
 // recent projects everywhere. Opening goes through `project.open`; every client then receives
 // `ProjectOpened` and reloads (main.ts), so this dialog only asks and reports errors.
 
-import { api, ApiFailure } from "./api";
+import { api, ApiFailure } from "../model/api";
+import { describeError } from "../model/errors";
+import type { ProjectInfo, RecentProject } from "../model/types";
 import { clear, h } from "./dom";
-import { describeError } from "./errors";
-import type { ProjectInfo, RecentProject } from "./types";
 
 type WindowBridge = { pick_folder(): Promise<string | null> };
 

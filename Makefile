@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
 .PHONY: screenshots run test lint types contracts pytest bench soak clean ui package appimage \
-	bench-package ui-test \
+	bench-package ui-test test-deps real-clis builds \
 	installer installer-check
 
 $(PY):
@@ -36,7 +36,7 @@ ui/dist/index.html: $(UI_SOURCES) $(UI_MODULES)
 
 ui: ui/dist/index.html
 
-# The UI's unit tests (Vitest, ui/src/*.test.ts): pure modules, no browser.
+# The UI's unit tests (Vitest, ui/src/model/*.test.ts): pure modules, no browser.
 ui-test: $(UI_MODULES)
 	cd ui && npm test --silent
 
@@ -56,7 +56,33 @@ contracts: $(STAMP)
 pytest: $(STAMP) ui
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-test: lint types contracts ui-test pytest
+# What the whole suite runs that installs without root, each only when missing or stale: the
+# pinned real CLIs (npm), the frozen one-folder build and the AppImage. What needs root (Debian
+# packages) is .ci/run's; a test that skips for want of one names the apt-get install.
+test-deps: real-clis builds
+
+real-clis: $(STAMP)
+	@if command -v npm >/dev/null; then PYTHON=$(PY) tests/real_cli/install.sh; \
+	else echo "make test: no npm (apt-get install npm): the real-CLI tests skip"; fi
+
+PY_SOURCES := $(shell find idea -name '*.py' 2>/dev/null) build.spec
+FROZEN := dist/idea/idea
+APPIMAGE := dist/IdeA-x86_64.AppImage
+
+$(FROZEN): $(PY_SOURCES) ui/dist/index.html $(STAMP)
+	$(VENV)/bin/pyinstaller --noconfirm --log-level=WARN build.spec
+	touch $(FROZEN)
+
+$(APPIMAGE): $(FROZEN) $(wildcard packaging/linux/*)
+	PY=$(PY) packaging/linux/build-appimage.sh
+	touch $(APPIMAGE)
+
+# PyInstaller's binary analysis needs objdump (Debian's binutils).
+builds: $(STAMP) ui
+	@if command -v objdump >/dev/null; then $(MAKE) --no-print-directory $(APPIMAGE); \
+	else echo "make test: no objdump (apt-get install binutils): the packaging tests skip"; fi
+
+test: lint types contracts ui-test test-deps pytest
 
 # The README's pictures, made by the end-to-end tests.
 screenshots: $(STAMP) ui

@@ -34,7 +34,8 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
         any(shutil.which(t) is None for t in TOOLS),
-        reason="needs Xvfb, openbox, wmctrl and xdotool (.ci/run installs them)",
+        reason="needs Xvfb, openbox, wmctrl and xdotool "
+        "(apt-get install xvfb openbox wmctrl xdotool; .ci/run installs them)",
     ),
 ]
 

@@ -45,7 +45,7 @@ pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="Unix socket endpoint"),
     pytest.mark.skipif(
         not NODE_MODULES.is_dir(),
-        reason=f"{NODE_MODULES} is absent: run tests/real_cli/install.sh",
+        reason=f"{NODE_MODULES} is absent: `make test` installs it (tests/real_cli/install.sh)",
     ),
 ]
 
@@ -64,7 +64,7 @@ def inspector_command() -> list[str]:
     """``[node, <Inspector bin>]``; fails (not skips) if either is missing."""
     manifest = INSPECTOR_PACKAGE / "package.json"
     if not manifest.is_file():
-        pytest.fail(f"{INSPECTOR_PACKAGE} not installed: run tests/real_cli/install.sh")
+        pytest.fail(f"{INSPECTOR_PACKAGE} absent: `make test` installs it (real_cli/install.sh)")
     entry = INSPECTOR_PACKAGE / json.loads(manifest.read_text("utf-8"))["bin"]["mcp-inspector"]
     for candidate in (str(pinned_node()), shutil.which("node")):
         if candidate and Path(candidate).is_file():

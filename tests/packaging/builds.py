@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -45,7 +46,10 @@ def require_build(path: Path, make_target: str) -> Path:
     """``path`` if it exists; else skip (local development) or fail (``IDEA_REQUIRE_PACKAGE=1``)."""
     if path.is_file():
         return path
-    reason = f"no packaged build at {path} (run `make {make_target}`)"
+    how = f"run `make {make_target}`; `make test` builds it"
+    if shutil.which("objdump") is None:
+        how = "apt-get install binutils, then `make test` builds it"
+    reason = f"no packaged build at {path} ({how})"
     if os.environ.get(REQUIRE_ENV) == "1":
         pytest.fail(f"{reason}; {REQUIRE_ENV}=1 requires it")
     pytest.skip(reason)

@@ -147,8 +147,8 @@ def missing_reason(name: str) -> str | None:
     """Why CLI ``name`` cannot run here, or None if it can."""
     if not NODE_MODULES.is_dir():
         return (
-            f"{NODE_MODULES} is absent: run tests/real_cli/install.sh "
-            "(CI does) to install the pinned real CLIs"
+            f"{NODE_MODULES} is absent: `make test` installs the pinned real CLIs "
+            "(tests/real_cli/install.sh; without npm: apt-get install npm)"
         )
     target = {"claude": claude_executable, "codex": codex_executable, "gemini": gemini_bundle}[
         name

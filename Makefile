@@ -62,7 +62,7 @@ pytest: $(STAMP) ui
 test-deps: real-clis builds
 
 real-clis: $(STAMP)
-	@if command -v npm >/dev/null; then PYTHON=$(PY) tests/real_cli/install.sh; \
+	@if command -v npm >/dev/null; then PYTHON=$(abspath $(PY)) tests/real_cli/install.sh; \
 	else echo "make test: no npm (apt-get install npm): the real-CLI tests skip"; fi
 
 PY_SOURCES := $(shell find idea -name '*.py' 2>/dev/null) build.spec

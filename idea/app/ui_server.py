@@ -36,6 +36,7 @@ from idea.app.terminal_stream import (
 )
 from idea.app.ui_api import Method, UiApi
 from idea.application.session_ports import Unsubscribe
+from idea.application.tasks import TaskSet
 from idea.domain.errors import CorruptFile, IdeaError, Internal, Invalid, Unavailable
 from idea.domain.events import (
     AgentLaunched,
@@ -84,7 +85,7 @@ class UiServer:
         self._transcripts = ChatTranscripts(chat_log=host.current.chat_log)
         self._api = UiApi(host, self.problems, self.chat_history)
         self._clients: set[Client] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = TaskSet("UI server")
         self._watches: dict[str, list[Unsubscribe]] = {}
         self._seen_problems: list[CorruptFile] = []
         self._attach_ids = itertools.count(1)
@@ -146,9 +147,7 @@ class UiServer:
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` in a task that closing the server cancels."""
-        task = asyncio.create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.spawn(work)
 
     def next_attach_id(self) -> str:
         return f"t{next(self._attach_ids)}"
@@ -290,8 +289,7 @@ class UiServer:
             self._unsubscribe_host()
             self._unsubscribe_host = None
         self._unfollow()
-        for task in list(self._tasks):
-            task.cancel()
+        self._tasks.cancel()
         await asyncio.gather(*(c.shut(1001, b"server closing") for c in list(self._clients)))
 
     def _follow(self, runtime: ProjectRuntime) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from idea.application.tasks import TaskSet
 from idea.domain.errors import Invalid
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.infrastructure.files.atomic import write_atomic
@@ -75,7 +76,7 @@ class FileDoor:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._observer: Observer | None = None  # type: ignore[valid-type]
         self._inflight: set[Path] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = TaskSet("file door")
         self._scanner: asyncio.Task[None] | None = None
         self.answered = 0
 
@@ -98,11 +99,7 @@ class FileDoor:
         if observer is not None:
             observer.stop()
             await asyncio.to_thread(observer.join, 5)
-        for task in list(self._tasks):
-            task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(BaseException):
-                await task
+        await self._tasks.close()
 
     def notify_threadsafe(self, path: Path) -> None:
         loop = self._loop
@@ -117,9 +114,7 @@ class FileDoor:
         if path in self._inflight or not path.exists():
             return
         self._inflight.add(path)
-        task = asyncio.create_task(self._process(path), name=f"request-{path.name}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.spawn(self._process(path), name=f"request-{path.name}")
 
     def scan(self) -> None:
         try:

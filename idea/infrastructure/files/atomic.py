@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from idea.domain.errors import Internal
+from idea.infrastructure.files.os_errors import os_error
 
 __all__ = [
     "STALE_TEMP_AGE_S",
@@ -54,10 +55,6 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
-def _internal(action: str, path: Path | str, exc: OSError) -> Internal:
-    return Internal(f"could not {action} {path}: {exc.strerror or exc}")
-
-
 def is_temp_name(name: str) -> bool:
     """True if ``name`` looks like a temp file made by ``write_atomic``."""
     return _TEMP_NAME_RE.fullmatch(name) is not None
@@ -76,7 +73,7 @@ def write_atomic(path: Path, data: bytes | str, *, mode: int | None = None) -> N
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=folder)
     except OSError as exc:
-        raise _internal("create a temporary file for", path, exc) from exc
+        raise os_error("create a temporary file for", path, exc) from exc
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -90,7 +87,7 @@ def write_atomic(path: Path, data: bytes | str, *, mode: int | None = None) -> N
         with contextlib.suppress(OSError):
             tmp.unlink()
         if isinstance(exc, OSError):
-            raise _internal("write", path, exc) from exc
+            raise os_error("write", path, exc) from exc
         raise
     _fsync_dir(folder)
 
@@ -119,13 +116,13 @@ def _fsync_dir(folder: Path) -> None:
     try:
         dir_fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError as exc:
-        raise _internal("open the folder", folder, exc) from exc
+        raise os_error("open the folder", folder, exc) from exc
     try:
         os.fsync(dir_fd)
     except OSError as exc:
         # Some file systems (network, FUSE) cannot sync a directory; the rename already happened.
         if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
-            raise _internal("sync the folder", folder, exc) from exc
+            raise os_error("sync the folder", folder, exc) from exc
     finally:
         os.close(dir_fd)
 
@@ -137,7 +134,7 @@ def read_bytes(path: Path) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise _internal("read", path, exc) from exc
+        raise os_error("read", path, exc) from exc
 
 
 def read_text(path: Path) -> str | None:
@@ -163,7 +160,7 @@ def quarantine(path: Path, reason: str, now_ms: int) -> Path:
         try:
             moved = _move_no_clobber(path, target)
         except OSError as exc:
-            raise _internal("move aside", path, exc) from exc
+            raise os_error("move aside", path, exc) from exc
         if moved:
             _fsync_dir(path.parent)
             log.warning("quarantined %s to %s: %s", path, target.name, reason)
@@ -209,7 +206,7 @@ def remove_stale_temps(folder: Path, *, max_age_s: float = STALE_TEMP_AGE_S) -> 
     except FileNotFoundError:
         return removed
     except OSError as exc:
-        raise _internal("list", folder, exc) from exc
+        raise os_error("list", folder, exc) from exc
     for entry in entries:
         if not is_temp_name(entry.name):
             continue
@@ -221,6 +218,6 @@ def remove_stale_temps(folder: Path, *, max_age_s: float = STALE_TEMP_AGE_S) -> 
         except FileNotFoundError:
             continue  # its writer finished (renamed it) or another cleaner got there first
         except OSError as exc:
-            raise _internal("remove", entry.path, exc) from exc
+            raise os_error("remove", entry.path, exc) from exc
         removed.append(Path(entry.path))
     return removed

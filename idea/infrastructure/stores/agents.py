@@ -13,10 +13,11 @@ from pathlib import Path
 
 from idea.application.ports import Clock, CorruptionReporter, IdGenerator
 from idea.domain.agent import Agent
-from idea.domain.errors import Conflict, CorruptFile, Internal, NotFound
+from idea.domain.errors import Conflict, CorruptFile, NotFound
 from idea.domain.names import is_slug, validate_slug
 from idea.infrastructure.files.atomic import write_atomic
 from idea.infrastructure.files.model_file import load_text_model
+from idea.infrastructure.files.os_errors import os_error
 from idea.infrastructure.stores.paths import ProjectPaths
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,7 @@ class MarkdownAgentStore:
         except FileNotFoundError:
             return []
         except OSError as exc:
-            raise Internal(f"could not list {self._paths.agents}: {exc.strerror or exc}") from exc
+            raise os_error("list", self._paths.agents, exc) from exc
         files = []
         for name in names:
             if is_slug(name[:-3]):
@@ -123,7 +124,7 @@ class MarkdownAgentStore:
             self._cache.pop(path, None)
             return None
         except OSError as exc:
-            raise Internal(f"could not read {path}: {exc.strerror or exc}") from exc
+            raise os_error("read", path, exc) from exc
         cached = self._cache.get(path)
         if cached is not None and cached[0] == _identity(stat):
             return cached[1]
@@ -150,7 +151,7 @@ class MarkdownAgentStore:
         except FileNotFoundError:
             pass
         except OSError as exc:
-            raise Internal(f"could not delete {path}: {exc.strerror or exc}") from exc
+            raise os_error("delete", path, exc) from exc
 
 
 def _identity(stat: os.stat_result) -> tuple[int, int, int]:

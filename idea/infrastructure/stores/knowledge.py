@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import TypeVar
 
 from idea.application.ports import Clock, CorruptionReporter
-from idea.domain.errors import CorruptFile, Internal, NotFound
+from idea.domain.errors import CorruptFile, NotFound
 from idea.domain.knowledge import MemoryNote, Skill, render_memory_index
 from idea.domain.names import is_slug, validate_slug
 from idea.infrastructure.files.atomic import read_text, write_atomic
 from idea.infrastructure.files.model_file import load_text_model
+from idea.infrastructure.files.os_errors import os_error
 from idea.infrastructure.stores.paths import ProjectPaths
 
 T = TypeVar("T")
@@ -112,7 +113,7 @@ class MarkdownMemoryStore(_MarkdownFiles):
         except FileNotFoundError:
             raise NotFound(f"no memory note '{slug}'") from None
         except OSError as exc:
-            raise Internal(f"could not delete {path}: {exc.strerror or exc}") from exc
+            raise os_error("delete", path, exc) from exc
         self.reindex()
 
     def reindex(self) -> None:

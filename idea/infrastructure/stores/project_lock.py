@@ -13,7 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from idea.domain.errors import Conflict, Internal
+from idea.domain.errors import Conflict
+from idea.infrastructure.files.os_errors import os_errors
 
 WINDOWS_LOCK_OFFSET = 1 << 20
 
@@ -27,11 +28,9 @@ class ProjectLock:
     def acquire(cls, path: Path, project_name: str) -> ProjectLock:
         """Raises ``Conflict`` (naming the other process) when another process holds it,
         ``Internal`` when the file cannot be opened."""
-        try:
+        with os_errors("open", path):
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError as exc:
-            raise Internal(f"cannot open {path}: {exc.strerror or exc}") from exc
         if not _try_lock(fd):
             owner = _read_owner(fd)
             os.close(fd)

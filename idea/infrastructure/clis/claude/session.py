@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from idea.application.session_ports import StructuredSpec
-from idea.domain.errors import AgentFailed, IdeaError, Internal, Invalid, Unavailable
+from idea.domain.errors import AgentFailed, IdeaError, Invalid, Unavailable
 from idea.domain.json_types import JsonObject
 from idea.domain.profile import AdapterKind
 from idea.infrastructure.clis.claude.stream import (
@@ -53,6 +53,7 @@ from idea.infrastructure.clis.claude.stream import (
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
 from idea.infrastructure.clis.turn_session import TurnSession
 from idea.infrastructure.files.atomic import write_atomic
+from idea.infrastructure.files.os_errors import os_errors
 from idea.infrastructure.processes.cli_process import CliProcess
 
 log = logging.getLogger(__name__)
@@ -90,10 +91,8 @@ def write_mcp_config(spec: StructuredSpec) -> Path | None:
     if config is None:
         return None
     run_dir = Path(spec.run_dir)
-    try:
+    with os_errors("create", run_dir):
         run_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise Internal(f"could not create {run_dir}: {exc.strerror or exc}") from exc
     path = run_dir / MCP_CONFIG_FILE
     write_atomic(path, json.dumps(config, indent=2) + "\n")
     return path

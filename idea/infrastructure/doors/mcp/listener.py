@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable
 from typing import Protocol
 
+from idea.application.tasks import TaskSet
 from idea.domain.errors import Conflict
 from idea.endpoint import loopback
 from idea.endpoint.naming import ensure_endpoint_dir
@@ -76,7 +77,7 @@ class McpListener:
         self._server: asyncio.AbstractServer | None = None
         self._pipe: PipeServerLike | None = None
         self._links: set[_Link] = set()
-        self._closing: set[asyncio.Task[None]] = set()  # handlers of ended links, closing
+        self._closing = TaskSet("MCP endpoint")  # handlers of ended links, closing
         self.accepted = 0
         self.rejected = 0
 
@@ -156,9 +157,7 @@ class McpListener:
         if not welcomed:
             self.rejected += 1
         if handler is not None:
-            task = asyncio.get_running_loop().create_task(handler.close())
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
+            self._closing.spawn(handler.close(), name="mcp connection close")
 
     def _welcome(self, hello: dict[str, object]) -> tuple[str, str] | str:
         """(code, message) of a reject, or the requester's agent id."""

@@ -15,8 +15,11 @@ import ctypes
 import logging
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from ctypes import wintypes
+from typing import Any
+
+from idea.application.tasks import TaskSet
 
 assert sys.platform == "win32"
 
@@ -129,7 +132,7 @@ class _PipeWriter:
         return None
 
 
-OnClient = Callable[[asyncio.StreamReader, _PipeWriter], Awaitable[None]]
+OnClient = Callable[[asyncio.StreamReader, _PipeWriter], Coroutine[Any, Any, None]]
 
 
 class PipeServer:
@@ -142,6 +145,7 @@ class PipeServer:
         self._first = True
         self._ready: int | None = None
         self._thread = threading.Thread(target=self._accept_forever, daemon=True)
+        self._clients = TaskSet("MCP pipe server")
 
     def start(self) -> None:
         """Raises ``OSError`` if the pipe exists already (another IdeA serves the project)."""
@@ -191,7 +195,7 @@ class PipeServer:
         reader = asyncio.StreamReader()
         writer = _PipeWriter(handle, self._loop)
         threading.Thread(target=self._pump, args=(handle, reader), daemon=True).start()
-        self._loop.create_task(self._on_client(reader, writer))
+        self._clients.spawn(self._on_client(reader, writer), name="mcp pipe client")
 
     def _pump(self, handle: int, reader: asyncio.StreamReader) -> None:
         buffer = ctypes.create_string_buffer(BUFFER)

@@ -22,10 +22,10 @@ from idea.application.launch_agent import AgentLauncher
 from idea.application.live_sessions import LiveSessions
 from idea.application.stop_agent import AgentStopper
 from idea.domain.agent import Agent
-from tests.fakes.clock import FakeClock
-from tests.fakes.fake_agent_session import FakeAgentSession
-from tests.fakes.fake_session_starter import FakeSessionStarter
-from tests.fakes.memory_stores import InMemoryAgentStore, InMemoryProfileStore
+from tests.fakes.ports.agent_session import FakeAgentSession
+from tests.fakes.ports.clock import FakeClock
+from tests.fakes.ports.memory_stores import InMemoryAgentStore, InMemoryProfileStore
+from tests.fakes.ports.session_starter import FakeSessionStarter
 
 
 class TimedTurn(FakeAgentSession):

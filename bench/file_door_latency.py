@@ -24,7 +24,7 @@ from watchdog.observers import Observer
 
 import idea.infrastructure.doors.file  # noqa: F401  (the door's watchdog settings)
 from idea.app.bootstrap import open_project
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.fakes.ports.session_starter import FakeSessionStarter
 
 
 def quantiles(samples: list[float]) -> tuple[float, float]:

@@ -113,7 +113,7 @@ def serve_runtime(root: str) -> None:
     from idea.app.bootstrap import open_project  # noqa: PLC0415
     from idea.domain.agent import Agent  # noqa: PLC0415
     from idea.infrastructure.clis.declaration import mcp_server_entry, server_json  # noqa: PLC0415
-    from tests.fakes.fake_session_starter import FakeSessionStarter  # noqa: PLC0415
+    from tests.fakes.ports.session_starter import FakeSessionStarter  # noqa: PLC0415
 
     async def main() -> None:
         runtime = await open_project(Path(root), starter=FakeSessionStarter())

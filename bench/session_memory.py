@@ -26,7 +26,7 @@ from idea.domain.profile import AdapterKind
 from idea.infrastructure.clis.claude.session import start_claude_session
 from idea.infrastructure.terminal.posix import PosixPtyLauncher
 
-FAKE_CLAUDE = Path(__file__).resolve().parents[1] / "tests" / "fakes" / "fake_claude.py"
+FAKE_CLAUDE = Path(__file__).resolve().parents[1] / "tests" / "fakes" / "clis" / "claude.py"
 
 
 def footprint() -> tuple[int, int]:

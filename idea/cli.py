@@ -28,6 +28,7 @@ def _parser() -> argparse.ArgumentParser:
     import argparse
 
     from idea import __version__
+    from idea.domain.builtin_profiles import builtin_profile_names
 
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
@@ -69,7 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     agent_sub = agent.add_subparsers(dest="agent_command", metavar="ACTION", parser_class=_Parser)
     new = agent_sub.add_parser("new", help="create an agent")
     new.add_argument("name", help="agent name: a-z, 0-9, '-', '_' (1-64 chars)")
-    new.add_argument("--profile", required=True, help="claude, codex, gemini, shell or a project's")
+    builtins = ", ".join(builtin_profile_names())
+    new.add_argument("--profile", required=True, help=f"{builtins} or a project's")
     new.add_argument("--context-file", help="file holding the agent's context (- = stdin)")
     new.add_argument("--description", help="one line saying what the agent is for")
     new.add_argument("--mode", choices=("terminal", "structured"), help="default: the profile's")

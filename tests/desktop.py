@@ -12,11 +12,13 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.waiting import until_blocking
 
 READY = "IdeA window ready"
 
@@ -120,7 +122,9 @@ def window_manager(display: str) -> Iterator[None]:
     )
     try:
         # openbox owns the WM selection once wmctrl can name it.
-        until(lambda: run_x(display, "wmctrl", "-m").returncode == 0, 20, "openbox to start")
+        until_blocking(
+            lambda: run_x(display, "wmctrl", "-m").returncode == 0, 20, "openbox to start"
+        )
         yield
     finally:
         stop(proc)
@@ -135,13 +139,6 @@ def run_x(display: str, *argv: str) -> subprocess.CompletedProcess[str]:
         timeout=20,
         check=False,
     )
-
-
-def until(condition: Callable[[], bool], within: float, what: str) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, f"waited {within:.0f}s for {what}"
-        time.sleep(0.1)
 
 
 def wm_titles(display: str) -> list[str]:

@@ -10,18 +10,10 @@ from pathlib import Path
 from idea.app.bootstrap import open_project
 from idea.app.runtime import ProjectRuntime
 from idea.domain.agent import Agent
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from idea.infrastructure.doors.mcp.tools import TOOLS
+from tests.fakes.ports.session_starter import FakeSessionStarter
 
-IDEA_TOOLS = {
-    "idea_list_agents",
-    "idea_ask_agent",
-    "idea_spawn_agent",
-    "idea_stop_agent",
-    "idea_update_agent_context",
-    "idea_create_skill",
-    "idea_workstate_set",
-    "idea_workstate_get",
-}
+IDEA_TOOLS = frozenset(tool.name for tool in TOOLS)  # the catalogue, not a copy of it
 
 CALLER = Agent(id="id-caller", name="caller", profile="claude")
 HELPER = Agent(id="id-helper", name="helper", profile="claude")

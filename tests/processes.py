@@ -8,24 +8,32 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO
+from typing import IO, AnyStr, Generic
 
 
-class LineWatcher:
-    """Reads a text stream on a thread so that waiting for a line is always bounded."""
+class LineWatcher(Generic[AnyStr]):
+    """Reads a text or byte stream on a thread so that waiting for a line is always bounded."""
 
-    def __init__(self, stream: IO[str]) -> None:
-        self.lines: list[str] = []
-        self._queue: queue.Queue[str | None] = queue.Queue()
+    def __init__(self, stream: IO[AnyStr]) -> None:
+        self.lines: list[AnyStr] = []  # every line read so far
+        self._queue: queue.Queue[AnyStr | None] = queue.Queue()
         self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
         self._thread.start()
 
-    def _pump(self, stream: IO[str]) -> None:
+    def _pump(self, stream: IO[AnyStr]) -> None:
         for line in stream:
+            self.lines.append(line)
             self._queue.put(line)
         self._queue.put(None)
 
-    def wait_for(self, predicate: Callable[[str], bool], timeout: float = 10.0) -> str:
+    def next_line(self, timeout: float = 10.0) -> AnyStr | None:
+        """The next line, or None at the end of the stream; AssertionError after ``timeout``."""
+        try:
+            return self._queue.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no line within {timeout}s; got {self.lines!r}") from None
+
+    def wait_for(self, predicate: Callable[[AnyStr], bool], timeout: float = 10.0) -> AnyStr:
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
@@ -37,12 +45,14 @@ class LineWatcher:
                 continue
             if line is None:
                 raise AssertionError(f"stream ended without a matching line; got {self.lines!r}")
-            self.lines.append(line)
             if predicate(line):
                 return line
 
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
     def text(self) -> str:
-        return "".join(self.lines)
+        return "".join(line if isinstance(line, str) else line.decode() for line in self.lines)
 
 
 @contextlib.contextmanager

@@ -9,15 +9,15 @@ from idea.app.bootstrap import wire_core
 from idea.app.runtime import Core
 from idea.application.ask_agent import DEFAULT_QUEUE_CAP_S, DEFAULT_TURN_TIMEOUT_S
 from idea.domain.agent import Agent
-from tests.fakes.clock import FakeClock, SequentialIds
-from tests.fakes.fake_session_starter import FakeSessionStarter
-from tests.fakes.memory_log import MemoryDelegationLog
-from tests.fakes.memory_stores import (
+from tests.fakes.ports.clock import FakeClock, SequentialIds
+from tests.fakes.ports.memory_log import MemoryDelegationLog
+from tests.fakes.ports.memory_stores import (
     InMemoryAgentStore,
     InMemoryProfileStore,
     InMemorySkillStore,
     InMemoryWorkStateStore,
 )
+from tests.fakes.ports.session_starter import FakeSessionStarter
 
 
 @dataclass

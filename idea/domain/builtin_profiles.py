@@ -37,3 +37,8 @@ def builtin_profiles(user_shell: str) -> dict[str, Profile]:
             description="A plain shell",
         ),
     }
+
+
+def builtin_profile_names() -> tuple[str, ...]:
+    """The built-ins' names, in the order users are told them (CLI help, MCP tool descriptions)."""
+    return tuple(builtin_profiles(user_shell="sh"))

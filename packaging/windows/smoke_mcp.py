@@ -28,7 +28,7 @@ import idea
 from idea.app.bootstrap import open_project
 from idea.domain.agent import Agent
 from idea.infrastructure.clis.declaration import mcp_server_entry
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.fakes.ports.session_starter import FakeSessionStarter
 
 TIMEOUT_S = 120
 

@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from tests.paths import FAKE_CLIS
 from tests.processes import LineWatcher
 
 ROOT = Path(__file__).resolve().parents[2]
-FAKES = ROOT / "tests" / "fakes"
 DIST = ROOT / "ui" / "dist" / "index.html"
 # `make screenshots` writes the README's pictures into docs/; a plain test run keeps them in tmp.
 SCREENSHOTS = Path(
@@ -52,7 +52,7 @@ def make_project(tmp_path: Path) -> Path:
     wrapper = tmp_path / "bin" / "fake-claude"
     wrapper.parent.mkdir()
     wrapper.write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" "{FAKES / "fake_claude.py"}" "$@"\n', encoding="utf-8"
+        f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_CLIS / "claude.py"}" "$@"\n', encoding="utf-8"
     )
     wrapper.chmod(0o755)
     profiles = {

@@ -23,9 +23,10 @@ from jeepney import HeaderFields, MessageType, new_error, new_method_return
 from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import open_dbus_connection
 
-from tests.desktop import READY, run_x, stop, until, window_env, window_manager, wm_titles, xvfb
+from tests.desktop import READY, run_x, stop, window_env, window_manager, wm_titles, xvfb
 from tests.e2e.conftest import make_project
 from tests.processes import LineWatcher, spawned
+from tests.waiting import until_blocking
 
 IDEA = [sys.executable, "-m", "idea"]
 TOOLS = ("Xvfb", "openbox", "wmctrl", "xdotool")
@@ -46,7 +47,7 @@ def file_door_request(project: Path, request_id: str, body: dict[str, object]) -
     tmp.write_text(json.dumps(body), encoding="utf-8")
     os.replace(tmp, folder / f"{request_id}.request.json")
     answer = folder / f"{request_id}.response.json"
-    until(answer.exists, 30, f"{answer.name}")
+    until_blocking(answer.exists, 30, f"{answer.name}")
     return json.loads(answer.read_text(encoding="utf-8"))
 
 
@@ -61,7 +62,7 @@ def test_pick_another_folder_natively_then_close_through_the_window_manager(tmp_
         with spawned([*IDEA, "open", str(first)], env=env) as app:
             out = LineWatcher(app.stdout)
             out.wait_for(lambda line: line.strip() == READY, timeout=120)
-            until(lambda: "IdeA — first" in wm_titles(display), 20, "the window's title")
+            until_blocking(lambda: "IdeA — first" in wm_titles(display), 20, "the window's title")
 
             made = file_door_request(
                 first, "spawn", {"action": "agent.spawn", "name": "sh", "profile": "shell"}
@@ -78,10 +79,12 @@ def test_pick_another_folder_natively_then_close_through_the_window_manager(tmp_
             run_x(display, "xdotool", "key", "alt+shift+o")
             run_x(display, "xdotool", "key", "shift+Tab")
             run_x(display, "xdotool", "key", "Return")
-            until(lambda: "Open folder" in wm_titles(display), 30, "the native folder dialog")
+            until_blocking(
+                lambda: "Open folder" in wm_titles(display), 30, "the native folder dialog"
+            )
             dialog = run_x(display, "xdotool", "search", "--name", "Open folder").stdout.split()[0]
             run_x(display, "xdotool", "windowactivate", "--sync", dialog)
-            until(
+            until_blocking(
                 lambda: run_x(display, "xdotool", "getactivewindow").stdout.strip() == dialog,
                 10,
                 "the folder dialog to take the focus",
@@ -89,7 +92,9 @@ def test_pick_another_folder_natively_then_close_through_the_window_manager(tmp_
             run_x(display, "xdotool", "type", "--delay", "5", str(second))
             run_x(display, "xdotool", "key", "Return")
 
-            until(lambda: "IdeA — second" in wm_titles(display), 60, "the second project's window")
+            until_blocking(
+                lambda: "IdeA — second" in wm_titles(display), 60, "the second project's window"
+            )
             assert (second / ".ideai" / "project.json").is_file()
             _, alive = psutil.wait_procs(shells, timeout=15)
             assert not alive, "the first project's shell outlived its project"
@@ -179,7 +184,9 @@ def test_a_reply_while_the_window_is_in_the_background_reaches_the_desktop(tmp_p
         try:
             with spawned([*IDEA, "open", str(project)], env=env) as app:
                 LineWatcher(app.stdout).wait_for(lambda line: line.strip() == READY, timeout=120)
-                until(lambda: "IdeA — project" in wm_titles(display), 20, "the window's title")
+                until_blocking(
+                    lambda: "IdeA — project" in wm_titles(display), 20, "the window's title"
+                )
                 window = run_x(display, "xdotool", "search", "--name", "IdeA — project")
                 window_id = window.stdout.split()[0]
                 run_x(display, "xdotool", "windowactivate", "--sync", window_id)
@@ -192,7 +199,7 @@ def test_a_reply_while_the_window_is_in_the_background_reaches_the_desktop(tmp_p
                     project, "ask", {"action": "agent.message", "targetAgent": "bot", "task": "hi"}
                 )
                 assert answer["ok"] is True, answer
-                until(lambda: bool(service.notified), 30, "a desktop notification")
+                until_blocking(lambda: bool(service.notified), 30, "a desktop notification")
                 assert service.notified[0] == ("bot", "echo: hi")
         finally:
             service.stop()

@@ -14,7 +14,7 @@ from idea.domain.agent import Agent
 from idea.domain.layout import Layouts
 from idea.infrastructure.processes.run_dir import read_pid_records
 from idea.infrastructure.stores.paths import ProjectPaths
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.fakes.ports.session_starter import FakeSessionStarter
 from tests.processes import LineWatcher, spawned
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and shells")

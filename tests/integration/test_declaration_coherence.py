@@ -15,10 +15,9 @@ from idea.app.bootstrap import default_starter, open_project, project_services
 from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
 from idea.domain.profile import Mode
+from tests.paths import FAKE_CLIS
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="shell wrappers on PATH")
-
-FAKES = Path(__file__).resolve().parents[1] / "fakes"
 
 
 def fake_clis_on_path(tmp_path: Path) -> dict[str, str]:
@@ -27,7 +26,7 @@ def fake_clis_on_path(tmp_path: Path) -> dict[str, str]:
     for name in ("claude", "codex", "gemini"):
         wrapper = bin_dir / name
         wrapper.write_text(
-            f'#!/bin/sh\nexec "{sys.executable}" "{FAKES / f"fake_{name}.py"}" "$@"\n',
+            f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_CLIS / f"{name}.py"}" "$@"\n',
             encoding="utf-8",
         )
         wrapper.chmod(0o755)

@@ -37,6 +37,7 @@ from idea.domain.commands import AskAgent, Source
 from idea.domain.events import AgentLaunched, AgentReplied, DomainEvent
 from idea.domain.profile import Mode
 from idea.domain.session_events import SessionEvent, ToolResult
+from tests.mcp_clients import IDEA_TOOLS
 from tests.real_cli import clis
 from tests.real_cli.mock_model import (
     Fail,
@@ -49,6 +50,7 @@ from tests.real_cli.mock_model import (
     tool_results,
     tools_offered,
 )
+from tests.waiting import until
 
 pytestmark = [
     pytest.mark.slow,
@@ -58,16 +60,6 @@ pytestmark = [
 ]
 
 MARKER_VAR = "IDEA_REAL_DELEGATION_MARKER"
-IDEA_TOOLS = (
-    "idea_list_agents",
-    "idea_ask_agent",
-    "idea_spawn_agent",
-    "idea_stop_agent",
-    "idea_update_agent_context",
-    "idea_create_skill",
-    "idea_workstate_set",
-    "idea_workstate_get",
-)
 # What each CLI calls the ``idea_ask_agent`` tool of the ``idea`` server.
 ASK_TOOL = {
     "claude": "mcp__idea__idea_ask_agent",
@@ -392,14 +384,6 @@ async def test_codex_asks_claude(world):
 # -- 4: two callers, one target: served one after the other -----------------------------------
 
 
-async def eventually(condition: Callable[[], bool], what: str, timeout: float = ASK_TIMEOUT):
-    """Wait (bounded) until ``condition()`` holds, checking it between event-loop turns."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"not within {timeout}s: {what}"
-        await asyncio.sleep(0.02)
-
-
 @pytest.mark.timeout(90)
 async def test_two_real_clis_asking_one_target_are_served_in_fifo_order(world):
     token = uuid.uuid4().hex
@@ -434,8 +418,8 @@ async def test_two_real_clis_asking_one_target_are_served_in_fifo_order(world):
         try:
             assert await asyncio.to_thread(first_arrived.wait, ASK_TIMEOUT), world.mock.describe()
             # The other caller's ask reached IdeA: the target runs one turn, one is in line.
-            await eventually(
-                lambda: runtime.ask.queue_length(target_id) == 2, "the second ask is queued"
+            await until(
+                lambda: runtime.ask.queue_length(target_id) == 2, ASK_TIMEOUT, "the 2nd ask queued"
             )
             assert len(served) == 1, served  # while the first turn runs, the second one waits
         finally:

@@ -2,7 +2,8 @@
 
 Stdlib only (install.sh may run before the project's virtualenv exists). Exit 1 if a CLI is
 missing or does not run. Also checks the MCP Inspector CLI the way
-``tests/integration/test_mcp_inspector.py`` starts it (``node <its bin> --cli``, Node >= 22.19).
+``tests/integration/doors/mcp/test_inspector.py`` starts it (``node <its bin> --cli``, Node >=
+22.19).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from idea.domain.events import (
     AgentTurnStarted,
 )
 from idea.domain.profile import Mode
-from tests.fakes.fake_agent_session import FakeAgentSession
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.fakes.ports.agent_session import FakeAgentSession
+from tests.fakes.ports.session_starter import FakeSessionStarter
 from tests.worlds import bootstrap_test_app
 
 NAMES = ["a", "b", "c", "d", "sh"]

@@ -13,9 +13,13 @@ from idea.domain.errors import Conflict, Invalid
 from idea.domain.events import LayoutChanged
 from idea.domain.layout import Layouts
 from idea.domain.profile import Mode
-from tests.fakes.clock import FakeClock
-from tests.fakes.fake_session_starter import FakeSessionStarter
-from tests.fakes.memory_stores import InMemoryAgentStore, InMemoryLayoutStore, InMemoryProfileStore
+from tests.fakes.ports.clock import FakeClock
+from tests.fakes.ports.memory_stores import (
+    InMemoryAgentStore,
+    InMemoryLayoutStore,
+    InMemoryProfileStore,
+)
+from tests.fakes.ports.session_starter import FakeSessionStarter
 
 
 @pytest.fixture

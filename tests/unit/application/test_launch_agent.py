@@ -12,9 +12,9 @@ from idea.domain.agent import Agent
 from idea.domain.errors import AgentAlreadyRunning, Invalid, NotFound, Unavailable
 from idea.domain.events import AgentLaunched, AgentStopped
 from idea.domain.profile import Mode
-from tests.fakes.clock import FakeClock
-from tests.fakes.fake_session_starter import FakeSessionStarter
-from tests.fakes.memory_stores import InMemoryAgentStore, InMemoryProfileStore
+from tests.fakes.ports.clock import FakeClock
+from tests.fakes.ports.memory_stores import InMemoryAgentStore, InMemoryProfileStore
+from tests.fakes.ports.session_starter import FakeSessionStarter
 
 
 class World:

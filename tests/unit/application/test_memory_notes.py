@@ -9,7 +9,7 @@ from idea.application.memory_notes import (
 from idea.domain.errors import Invalid, MissingField, NotFound
 from idea.infrastructure.stores.knowledge import MarkdownMemoryStore
 from idea.infrastructure.stores.paths import ProjectPaths
-from tests.fakes.clock import FakeClock
+from tests.fakes.ports.clock import FakeClock
 
 
 @pytest.fixture

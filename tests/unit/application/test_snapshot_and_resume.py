@@ -10,13 +10,13 @@ from idea.application.stop_agent import AgentStopper
 from idea.domain.agent import Agent
 from idea.domain.layout import Layouts
 from idea.domain.profile import Mode
-from tests.fakes.clock import FakeClock
-from tests.fakes.fake_session_starter import FakeSessionStarter
-from tests.fakes.memory_stores import (
+from tests.fakes.ports.clock import FakeClock
+from tests.fakes.ports.memory_stores import (
     InMemoryAgentStore,
     InMemoryLayoutStore,
     InMemoryProfileStore,
 )
+from tests.fakes.ports.session_starter import FakeSessionStarter
 
 AGENTS = InMemoryAgentStore(
     Agent(id="id-chat", name="chat", profile="claude"),

@@ -9,7 +9,7 @@ import pytest
 
 from idea.bridge.channel import AuthenticationFailed, EndpointUnavailable, connect
 from idea.endpoint import loopback
-from tests.fakes.fake_loopback_app import FakeLoopbackApp
+from tests.fakes.loopback_app import FakeLoopbackApp
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="Unix-socket endpoints (POSIX)")
 

@@ -17,7 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from idea.application.ask_agent import DEFAULT_TURN_TIMEOUT_S
 from idea.application.caller import AskProgress
+from idea.application.create_agent import DEFAULT_PROFILE
+from idea.domain.builtin_profiles import builtin_profile_names
 from idea.domain.commands import (
     AskAgent,
     Command,
@@ -140,7 +143,8 @@ TOOLS: tuple[Tool, ...] = (
             "timeout_s": {
                 "type": "number",
                 "minimum": 1,
-                "description": "seconds to wait for the answer (default: the project's, 300)",
+                "description": "seconds to wait for the answer "
+                f"(default: the project's, {DEFAULT_TURN_TIMEOUT_S:g})",
             },
         },
         required=("target", "task"),
@@ -155,8 +159,8 @@ TOOLS: tuple[Tool, ...] = (
         {
             "name": _text(f"agent name ({_SLUG})"),
             "profile": _text(
-                "CLI profile of a NEW agent: claude, codex, gemini, shell or a project profile "
-                "(default claude)",
+                f"CLI profile of a NEW agent: {', '.join(builtin_profile_names())} or a project "
+                f"profile (default {DEFAULT_PROFILE})",
                 required=False,
             ),
             "context": _text("role and instructions of a NEW agent (Markdown)", required=False),

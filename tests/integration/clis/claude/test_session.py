@@ -1,4 +1,4 @@
-"""ClaudeSession against the fake Claude Code CLI (tests/fakes/fake_claude.py), real processes."""
+"""ClaudeSession against the fake Claude Code CLI (tests/fakes/clis/claude.py), real processes."""
 
 from __future__ import annotations
 
@@ -21,8 +21,10 @@ from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinis
 from idea.infrastructure.clis.claude.session import start_claude_session
 from idea.infrastructure.clis.claude.stream import McpServerStatus
 from tests.contracts.agent_session_contract import AgentSessionContract
+from tests.paths import FAKE_CLIS
+from tests.waiting import until
 
-FAKE = Path(__file__).resolve().parents[1] / "fakes" / "fake_claude.py"
+FAKE = FAKE_CLIS / "claude.py"
 COMMAND = (sys.executable, str(FAKE))
 BRIDGE_ARGS = ("-m", "idea", "mcp-server", "--endpoint", "idea-test", "--requester", "agent-a")
 
@@ -86,12 +88,6 @@ async def launch(world: World):
         await session.shutdown()
         assert session.pids() == []
     assert _processes_in(world.project) == []
-
-
-async def _until(predicate, timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.01)
 
 
 def _kill(pid: int) -> None:
@@ -231,7 +227,7 @@ async def test_cli_killed_mid_turn_fails_the_turn(launch):
     session = await launch()
     [pid] = session.pids()
     turn = asyncio.create_task(session.send_blocking("SLOW", timeout=30))
-    await _until(lambda: session.busy)
+    await until(lambda: session.busy)
     _kill(pid)
     with pytest.raises(AgentFailed, match="during the turn"):
         await turn
@@ -244,7 +240,7 @@ async def test_cli_dying_between_turns_is_resumed_at_next_send(world, launch):
     conversation = session.conversation_id
     [pid] = session.pids()
     _kill(pid)
-    await _until(lambda: session.pids() == [])
+    await until(lambda: session.pids() == [])
     assert session.alive
     assert await session.send_blocking("two", timeout=30) == "echo: two"
     assert session.conversation_id == conversation
@@ -272,7 +268,7 @@ async def test_shutdown_mid_turn_leaves_no_process(launch, prompt):
     session = await launch()
     [pid] = session.pids()
     turn = asyncio.create_task(session.send_blocking(prompt, timeout=30))
-    await _until(lambda: session.busy)
+    await until(lambda: session.busy)
     await session.shutdown()
     with pytest.raises(Unavailable):
         await turn

@@ -20,8 +20,10 @@ from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
 from idea.infrastructure.clis.gemini.session import start_gemini_session
 from tests.contracts.agent_session_contract import AgentSessionContract
+from tests.paths import FAKE_CLIS
+from tests.waiting import until
 
-FAKE = Path(__file__).resolve().parents[1] / "fakes" / "fake_gemini.py"
+FAKE = FAKE_CLIS / "gemini.py"
 PROGRAM = (sys.executable, str(FAKE))
 MCP = McpServerEntry(
     command="/opt/idea/idea",
@@ -81,12 +83,6 @@ def gone(pid: int) -> bool:
 
 def tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
-async def wait_until(predicate, timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.01)
 
 
 @pytest.fixture
@@ -293,7 +289,7 @@ async def test_resuming_a_session_the_cli_does_not_know_starts_a_new_one(world: 
 async def test_shutdown_mid_turn_kills_the_whole_tree(world: World, start):
     session = await start(world.spec())
     turn = asyncio.create_task(session.send_blocking("SLOW", timeout=30))
-    await wait_until(lambda: any("child" in e for e in map(json.loads, _lines(world.log))))
+    await until(lambda: any("child" in e for e in map(json.loads, _lines(world.log))))
     (pid,) = session.pids()
     child = next(json.loads(x)["child"] for x in _lines(world.log) if "child" in x)
     await session.shutdown()

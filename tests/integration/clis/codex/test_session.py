@@ -1,4 +1,4 @@
-"""The Codex adapter against ``tests/fakes/fake_codex.py``, a stdlib ``codex app-server``."""
+"""The Codex adapter against ``tests/fakes/clis/codex.py``, a stdlib ``codex app-server``."""
 
 import asyncio
 import json
@@ -16,9 +16,10 @@ from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinis
 from idea.infrastructure.clis.codex.session import start_codex_session
 from idea.infrastructure.processes.tree import ProcessRecord, is_alive
 from tests.contracts.agent_session_contract import AgentSessionContract
+from tests.paths import FAKE_CLIS, REAL_CLI
 
-FAKE_CODEX = Path(__file__).resolve().parents[1] / "fakes" / "fake_codex.py"
-TINY_MCP_SERVER = Path(__file__).resolve().parents[1] / "real_cli" / "tiny_mcp_server.py"
+FAKE_CODEX = FAKE_CLIS / "codex.py"
+TINY_MCP_SERVER = REAL_CLI / "tiny_mcp_server.py"
 CONTEXT = "You are alice, a careful reviewer."
 
 

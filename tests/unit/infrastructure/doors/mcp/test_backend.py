@@ -10,7 +10,7 @@ from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
 from idea.domain.profile import Mode
 from idea.domain.work_state import Status, WorkRow
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.fakes.ports.session_starter import FakeSessionStarter
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from idea.application.session_ports import TerminalSpec
 from idea.domain.agent import Agent
 from idea.domain.errors import Unavailable
 from idea.domain.profile import Profile
-from tests.fakes.fake_agent_session import FakeAgentSession
-from tests.fakes.fake_terminal import FakeTerminalLauncher, FakeTerminalSession
+from tests.fakes.ports.agent_session import FakeAgentSession
+from tests.fakes.ports.terminal import FakeTerminalLauncher, FakeTerminalSession
 
 
 class FakeSessionStarter:

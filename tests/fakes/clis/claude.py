@@ -1,6 +1,6 @@
 """A stand-in for Claude Code 2.1.332 in ``-p`` stream-json mode (AGENT_CLI_PROTOCOLS.md §A).
 
-Standard library only; run it as ``python fake_claude.py <flags>``. It behaves as the real CLI
+Standard library only; run it as ``python claude.py <flags>``. It behaves as the real CLI
 was observed to, for the part IdeA uses:
 
 * flags parsed like the real one (``--mcp-config``/``--allowedTools`` are variadic unless given

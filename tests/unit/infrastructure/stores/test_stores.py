@@ -14,7 +14,7 @@ from idea.infrastructure.stores.paths import ProjectPaths
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.project import JsonProjectStore
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
-from tests.fakes.clock import FakeClock, SequentialIds
+from tests.fakes.ports.clock import FakeClock, SequentialIds
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """A stdlib stand-in for ``codex app-server`` that speaks its JSON-RPC lines as codex 0.171.0 does.
 
-Run as ``python fake_codex.py [-c key=value ...] app-server [--listen=stdio://]``. The wire shapes
+Run as ``python codex.py [-c key=value ...] app-server [--listen=stdio://]``. The wire shapes
 are those observed on the real binary (protocols/AGENT_CLI_PROTOCOLS.md §B.5): no ``"jsonrpc"``
 field, ``initialize`` then ``thread/start``/``thread/resume``, ``turn/start`` answered before the
 ``turn/started`` … ``turn/completed`` notifications, a ``warning`` about model metadata per turn.

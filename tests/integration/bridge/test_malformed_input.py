@@ -11,7 +11,7 @@ import pytest
 from idea.app.bootstrap import open_project
 from idea.domain.agent import Agent
 from idea.infrastructure.clis.declaration import mcp_server_entry
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.fakes.ports.session_starter import FakeSessionStarter
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket endpoint")
 

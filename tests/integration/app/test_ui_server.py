@@ -26,8 +26,8 @@ from idea.domain.agent import Agent
 from idea.domain.commands import AskAgent, Source
 from idea.domain.errors import CorruptFile, Unavailable
 from idea.infrastructure.stores.recent_projects import RecentProjects
-from tests.fakes.fake_agent_session import FakeAgentSession
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.fakes.ports.agent_session import FakeAgentSession
+from tests.fakes.ports.session_starter import FakeSessionStarter
 from tests.processes import LineWatcher, spawned
 
 PAGE = "<!doctype html><p>test page</p>"

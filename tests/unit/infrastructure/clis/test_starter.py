@@ -18,8 +18,8 @@ from idea.infrastructure.clis.declaration import write_declaration
 from idea.infrastructure.clis.starter import CliSessionStarter
 from idea.infrastructure.processes.run_dir import read_pid_records
 from idea.infrastructure.stores.paths import ProjectPaths
-from tests.fakes.fake_agent_session import FakeAgentSession
-from tests.fakes.fake_terminal import FakeProgram, FakeTerminalLauncher
+from tests.fakes.ports.agent_session import FakeAgentSession
+from tests.fakes.ports.terminal import FakeProgram, FakeTerminalLauncher
 
 AGENT = Agent(id="agent-1", name="dev", profile="tool", context="Be brief ✓\n")
 

@@ -8,7 +8,7 @@ import pytest
 
 from idea.app.bootstrap import open_project
 from idea.domain.agent import Agent
-from tests.fakes.fake_session_starter import FakeSessionStarter
+from tests.fakes.ports.session_starter import FakeSessionStarter
 
 
 @pytest.fixture

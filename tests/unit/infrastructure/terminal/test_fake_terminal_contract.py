@@ -6,7 +6,7 @@ import pytest
 
 from idea.application.session_ports import TerminalSpec
 from tests.contracts.terminal_session_contract import Output, TerminalSessionContract, wait_exit
-from tests.fakes.fake_terminal import FakeProgram, FakeTerminalLauncher, FakeTerminalSession
+from tests.fakes.ports.terminal import FakeProgram, FakeTerminalLauncher, FakeTerminalSession
 
 
 def _echo_line(session: FakeTerminalSession, line: str) -> None:

@@ -1,6 +1,6 @@
 """A stand-in for ``gemini -p … --output-format stream-json`` (protocols/AGENT_CLI_PROTOCOLS.md §C).
 
-Stdlib only; run as ``python fake_gemini.py --prompt=… --output-format=stream-json …``. It keeps
+Stdlib only; run as ``python gemini.py --prompt=… --output-format=stream-json …``. It keeps
 the real CLI's contract where the adapter depends on it:
 
 - exit 55 with the real message unless ``GEMINI_CLI_TRUST_WORKSPACE=true``;

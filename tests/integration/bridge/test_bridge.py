@@ -7,18 +7,17 @@ to hold nothing but JSON-RPC lines, whatever happened.
 import contextlib
 import json
 import os
-import queue
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
 from idea.endpoint import jsonrpc
-from tests.fakes.fake_loopback_app import REJECT_CODE, FakeLoopbackApp
+from tests.fakes.loopback_app import REJECT_CODE, FakeLoopbackApp
+from tests.processes import LineWatcher
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="Unix-socket endpoints (POSIX)")
 
@@ -48,24 +47,12 @@ class Bridge:
             stderr=subprocess.PIPE,
             env=env,
         )
-        self.raw_stdout: list[bytes] = []
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
-        self._stderr: list[bytes] = []
-        self._readers = [
-            threading.Thread(target=self._read_stdout, daemon=True),
-            threading.Thread(target=self._read_stderr, daemon=True),
-        ]
-        for reader in self._readers:
-            reader.start()
+        self._stdout = LineWatcher(self.proc.stdout)
+        self._stderr = LineWatcher(self.proc.stderr)
 
-    def _read_stdout(self):
-        for line in self.proc.stdout:
-            self.raw_stdout.append(line)
-            self._lines.put(line)
-        self._lines.put(None)
-
-    def _read_stderr(self):
-        self._stderr.append(self.proc.stderr.read())
+    @property
+    def raw_stdout(self) -> list[bytes]:
+        return self._stdout.lines
 
     def send(self, message):
         data = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
@@ -73,10 +60,7 @@ class Bridge:
         self.proc.stdin.flush()
 
     def next_message(self, timeout=5.0):
-        try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"no stdout line within {timeout}s") from None
+        line = self._stdout.next_line(timeout)
         assert line is not None, f"stdout closed; stderr: {self.stderr()!r}"
         return json.loads(line)
 
@@ -88,14 +72,14 @@ class Bridge:
 
     def stderr(self):
         """Everything the bridge wrote to stderr (call once it has exited)."""
-        self._readers[1].join(5)
-        return b"".join(self._stderr).decode("utf-8", "replace")
+        self._stderr.join(5)
+        return b"".join(self._stderr.lines).decode("utf-8", "replace")
 
     def cleanup(self):
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(timeout=10)
-        for reader in self._readers:
+        for reader in (self._stdout, self._stderr):
             reader.join(5)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             with contextlib.suppress(OSError):

@@ -3,7 +3,7 @@ import asyncio
 import pytest
 
 from tests.contracts.agent_session_contract import AgentSessionContract
-from tests.fakes.fake_agent_session import FakeAgentSession
+from tests.fakes.ports.agent_session import FakeAgentSession
 
 
 def _reply(prompt: str) -> str:

@@ -16,16 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from idea.application.ask_agent import AgentAsker
-from idea.application.event_bus import EventBus
-from idea.application.launch_agent import AgentLauncher
-from idea.application.live_sessions import LiveSessions
-from idea.application.stop_agent import AgentStopper
 from idea.domain.agent import Agent
 from tests.fakes.ports.agent_session import FakeAgentSession
-from tests.fakes.ports.clock import FakeClock
-from tests.fakes.ports.memory_stores import InMemoryAgentStore, InMemoryProfileStore
 from tests.fakes.ports.session_starter import FakeSessionStarter
+from tests.worlds import bootstrap_test_app
 
 
 class TimedTurn(FakeAgentSession):
@@ -39,12 +33,11 @@ class TimedTurn(FakeAgentSession):
 async def run(asks: int, agents: int, seed: int) -> tuple[float, float]:
     rng = random.Random(seed)
     names = [f"agent-{i}" for i in range(agents)]
-    store = InMemoryAgentStore(*(Agent(id=f"id-{n}", name=n, profile="claude") for n in names))
-    sessions, bus = LiveSessions(), EventBus()
-    launch = AgentLauncher(
-        store, InMemoryProfileStore(), sessions, FakeSessionStarter(TimedTurn), bus, FakeClock()
+    world = bootstrap_test_app(
+        *(Agent(id=f"id-{n}", name=n, profile="claude") for n in names),
+        starter=FakeSessionStarter(TimedTurn),
     )
-    ask = AgentAsker(store, sessions, launch, bus)
+    ask = world.ask
     plan = [(rng.choice(names), rng.randint(5, 40)) for _ in range(asks)]
     serial: dict[str, int] = {}
     for name, ms in plan:
@@ -55,8 +48,7 @@ async def run(asks: int, agents: int, seed: int) -> tuple[float, float]:
     started = time.perf_counter()
     await asyncio.gather(*(ask(name, f"turn {ms}") for name, ms in plan))
     measured = time.perf_counter() - started
-    await ask.close()
-    await AgentStopper(store, sessions, bus).stop_all("bench over")
+    await world.close()
     return ideal, measured
 
 

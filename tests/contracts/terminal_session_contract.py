@@ -9,7 +9,9 @@ session it started. Waits are on the output itself (a unique sentinel), always b
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Protocol
 
 import pytest
@@ -75,22 +77,29 @@ async def wait_exit(session: TerminalSession, timeout: float = WAIT_S) -> int:
         return await session.wait()
 
 
+@contextlib.asynccontextmanager
+async def terminal_starter(launcher) -> AsyncIterator[Callable[[TerminalSpec], Awaitable]]:
+    """``start(spec)`` for a test; every session it started is stopped (bounded) at the end."""
+    sessions: list[TerminalSession] = []
+
+    async def start(spec: TerminalSpec) -> TerminalSession:
+        session = await launcher.start(spec)
+        sessions.append(session)
+        return session
+
+    try:
+        yield start
+    finally:
+        for session in sessions:
+            async with asyncio.timeout(WAIT_S):
+                await session.stop()
+
+
 class TerminalSessionContract:
     @pytest.fixture
     async def start(self, launcher):
-        sessions: list[TerminalSession] = []
-
-        async def start(spec: TerminalSpec) -> TerminalSession:
-            session = await launcher.start(spec)
-            sessions.append(session)
-            return session
-
-        try:
+        async with terminal_starter(launcher) as start:
             yield start
-        finally:
-            for session in sessions:
-                async with asyncio.timeout(WAIT_S):
-                    await session.stop()
 
     async def test_a_line_written_is_read_by_the_program(self, start, programs):
         session = await start(programs.echo_line())

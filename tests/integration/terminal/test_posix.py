@@ -27,6 +27,7 @@ from tests.contracts.terminal_session_contract import (
     Output,
     TerminalSessionContract,
     sentinel,
+    terminal_starter,
     wait_exit,
 )
 
@@ -83,19 +84,8 @@ class TestPosixPtyContract(TerminalSessionContract):
 
 @pytest.fixture
 async def start(launcher):
-    sessions = []
-
-    async def start(spec):
-        session = await launcher.start(spec)
-        sessions.append(session)
-        return session
-
-    try:
+    async with terminal_starter(launcher) as start:
         yield start
-    finally:
-        for session in sessions:
-            async with asyncio.timeout(WAIT_S):
-                await session.stop()
 
 
 async def test_stty_sees_the_new_size_after_resize(start, programs):

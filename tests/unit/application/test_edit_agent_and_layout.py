@@ -4,32 +4,23 @@ import pytest
 
 from idea.application.change_layout import change_layout
 from idea.application.edit_agent import AgentChanges, delete_agent, update_agent
-from idea.application.event_bus import EventBus
-from idea.application.launch_agent import AgentLauncher, LaunchRequest
-from idea.application.live_sessions import LiveSessions
-from idea.application.stop_agent import AgentStopper
+from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
 from idea.domain.errors import Conflict, Invalid
 from idea.domain.events import LayoutChanged
 from idea.domain.layout import Layouts
 from idea.domain.profile import Mode
-from tests.fakes.ports.clock import FakeClock
 from tests.fakes.ports.memory_stores import (
-    InMemoryAgentStore,
     InMemoryLayoutStore,
-    InMemoryProfileStore,
 )
-from tests.fakes.ports.session_starter import FakeSessionStarter
+from tests.worlds import bootstrap_test_app
 
 
 @pytest.fixture
 async def world():
-    agents = InMemoryAgentStore(Agent(id="id-a", name="a", profile="claude", description="d"))
-    sessions, bus = LiveSessions(), EventBus()
-    profiles = InMemoryProfileStore()
-    launch = AgentLauncher(agents, profiles, sessions, FakeSessionStarter(), bus, FakeClock())
-    yield agents, profiles, sessions, bus, launch
-    await AgentStopper(agents, sessions, bus).stop_all("test over")
+    w = bootstrap_test_app(Agent(id="id-a", name="a", profile="claude", description="d"))
+    yield w.agents, w.profiles, w.sessions, w.bus, w.launch
+    await w.close()
 
 
 async def test_update_keeps_what_is_not_given_and_checks_the_mode(world):

@@ -4,34 +4,23 @@ import asyncio
 
 import pytest
 
-from idea.application.event_bus import EventBus
-from idea.application.launch_agent import AgentLauncher, LaunchRequest
-from idea.application.live_sessions import LiveSessions
-from idea.application.stop_agent import AgentStopper
+from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
 from idea.domain.errors import AgentAlreadyRunning, Invalid, NotFound, Unavailable
 from idea.domain.events import AgentLaunched, AgentStopped
 from idea.domain.profile import Mode
-from tests.fakes.ports.clock import FakeClock
-from tests.fakes.ports.memory_stores import InMemoryAgentStore, InMemoryProfileStore
-from tests.fakes.ports.session_starter import FakeSessionStarter
+from tests.worlds import bootstrap_test_app
 
 
 class World:
     def __init__(self):
-        self.agents = InMemoryAgentStore(
+        self.w = bootstrap_test_app(
             Agent(id="id-chat", name="chat", profile="claude"),
             Agent(id="id-sh", name="sh", profile="shell"),
         )
-        self.sessions = LiveSessions()
-        self.starter = FakeSessionStarter()
-        self.bus = EventBus()
-        self.events = []
-        self.bus.subscribe(self.events.append)
-        self.launch = AgentLauncher(
-            self.agents, InMemoryProfileStore(), self.sessions, self.starter, self.bus, FakeClock()
-        )
-        self.stop = AgentStopper(self.agents, self.sessions, self.bus)
+        self.agents, self.sessions, self.starter = self.w.agents, self.w.sessions, self.w.starter
+        self.bus, self.events = self.w.bus, self.w.events
+        self.launch, self.stop = self.w.launch, self.w.stop
 
 
 @pytest.fixture

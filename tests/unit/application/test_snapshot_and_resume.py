@@ -1,22 +1,18 @@
 """Close snapshots which cells were running; open resumes one session per agent."""
 
-from idea.application.event_bus import EventBus
-from idea.application.launch_agent import AgentLauncher, LaunchRequest
-from idea.application.live_sessions import LiveSessions
+from idea.application.launch_agent import LaunchRequest
 from idea.application.reconcile_at_open import reconcile_layouts
 from idea.application.resume_sessions import resume_sessions
 from idea.application.snapshot_running_agents import plan_resume, snapshot_running_agents
-from idea.application.stop_agent import AgentStopper
 from idea.domain.agent import Agent
 from idea.domain.layout import Layouts
 from idea.domain.profile import Mode
-from tests.fakes.ports.clock import FakeClock
 from tests.fakes.ports.memory_stores import (
     InMemoryAgentStore,
     InMemoryLayoutStore,
-    InMemoryProfileStore,
 )
 from tests.fakes.ports.session_starter import FakeSessionStarter
+from tests.worlds import bootstrap_test_app
 
 AGENTS = InMemoryAgentStore(
     Agent(id="id-chat", name="chat", profile="claude"),
@@ -37,10 +33,8 @@ def layout() -> Layouts:
 
 
 def runtime(starter):
-    sessions = LiveSessions()
-    bus = EventBus()
-    launch = AgentLauncher(AGENTS, InMemoryProfileStore(), sessions, starter, bus, FakeClock())
-    return sessions, launch, AgentStopper(AGENTS, sessions, bus)
+    w = bootstrap_test_app(*AGENTS.all(), starter=starter)
+    return w.sessions, w.launch, w.stop
 
 
 async def test_snapshot_then_resume_restarts_each_running_agent_once():

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from idea.app.project_host import ProjectHost
 from idea.app.runtime import Core, ProjectRuntime, ProjectServices
 from idea.application.answer_request import answer_request, error_response
 from idea.application.ask_agent import DEFAULT_QUEUE_CAP_S, DEFAULT_TURN_TIMEOUT_S, AgentAsker
@@ -53,6 +54,7 @@ from idea.infrastructure.stores.layouts import JsonLayoutStore
 from idea.infrastructure.stores.paths import IDEAI, ProjectPaths
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.project import JsonProjectStore
+from idea.infrastructure.stores.recent_projects import RecentProjects
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
 from idea.infrastructure.terminal.launcher import default_terminal_launcher
 
@@ -236,3 +238,13 @@ async def open_project(
         await runtime.close()
         raise
     return runtime
+
+
+async def open_host(root: Path) -> ProjectHost:
+    """The project in ``root`` as the one this process has open, switchable to others and
+    remembered among the user's recent projects."""
+
+    async def opener(folder: Path) -> ProjectRuntime:
+        return await open_project(folder)
+
+    return await ProjectHost.open(root, opener, RecentProjects())

@@ -15,10 +15,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from idea.app.bootstrap import open_host
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
 from idea.app.ui_server import UiServer
-from idea.infrastructure.stores.recent_projects import RecentProjects
 
 Printer = Callable[[str], None]
 
@@ -55,7 +55,7 @@ async def serve_project(
 
     Shared by ``idea serve`` and the window mode (whose core thread runs it on its own loop).
     """
-    host = await ProjectHost.open(root, recent=RecentProjects())
+    host = await open_host(root)
     try:
         _print_opened(host.current, out, err)
         host.on_switch(lambda runtime: _print_opened(runtime, out, err))

@@ -13,7 +13,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from idea.app.bootstrap import open_project
 from idea.app.runtime import ProjectRuntime
 from idea.application.session_ports import Unsubscribe
 from idea.domain.errors import IdeaError, Invalid, Unavailable
@@ -23,10 +22,6 @@ log = logging.getLogger(__name__)
 
 Opener = Callable[[Path], Awaitable[ProjectRuntime]]
 SwitchListener = Callable[[ProjectRuntime], None]
-
-
-async def _open_runtime(root: Path) -> ProjectRuntime:
-    return await open_project(root)
 
 
 def project_folder(path: str) -> Path:
@@ -45,11 +40,11 @@ class ProjectHost:
     def __init__(
         self,
         runtime: ProjectRuntime,
-        opener: Opener | None = None,
+        opener: Opener,
         recent: RecentProjects | None = None,
     ) -> None:
         self._current = runtime
-        self._opener: Opener = opener or _open_runtime
+        self._opener = opener
         self._recent = recent
         self._listeners: list[SwitchListener] = []
         self._lock = asyncio.Lock()
@@ -58,11 +53,10 @@ class ProjectHost:
 
     @classmethod
     async def open(
-        cls, root: Path, opener: Opener | None = None, recent: RecentProjects | None = None
+        cls, root: Path, opener: Opener, recent: RecentProjects | None = None
     ) -> ProjectHost:
         """Raises what opening the project raises (``Invalid``, ``CorruptFile``, ``Internal``)."""
-        open_project = opener or _open_runtime
-        return cls(await open_project(root), open_project, recent)
+        return cls(await opener(root), opener, recent)
 
     @property
     def current(self) -> ProjectRuntime:

@@ -73,7 +73,7 @@ def dist(tmp_path):
 
 async def serve(host, dist, **options):
     if isinstance(host, ProjectRuntime):
-        host = ProjectHost(host)
+        host = ProjectHost(host, open_project)
     server = UiServer(host, dist=dist, **options)
     client = TestClient(TestServer(server.app))
     await client.start_server()
@@ -287,13 +287,13 @@ async def test_without_a_built_ui_the_page_says_so(runtime, tmp_path):
 
 
 async def test_a_real_listener_serves_on_loopback_and_a_taken_port_is_unavailable(runtime, dist):
-    first = UiServer(ProjectHost(runtime), dist=dist)
+    first = UiServer(ProjectHost(runtime, open_project), dist=dist)
     url = URL(await first.start())
     try:
         assert (url.host, url.query["token"]) == ("127.0.0.1", first.token)
         async with aiohttp.ClientSession() as http, http.get(url) as page:
             assert await page.text() == PAGE
-        second = UiServer(ProjectHost(runtime), dist=dist, port=url.port)
+        second = UiServer(ProjectHost(runtime, open_project), dist=dist, port=url.port)
         with pytest.raises(Unavailable, match=str(url.port)):
             await second.start()
     finally:

@@ -1,29 +1,24 @@
 """The local UI server: ``ui/dist`` and a WebSocket API on ``127.0.0.1`` (protocol: ui/API.md).
 
-Invariant: no request is served unless it carries the per-launch token (``?token=`` or the cookie
-that a page load with a valid token sets), names this server in ``Host`` (``127.0.0.1:<port>`` or
-``localhost:<port>``) and, if it has an ``Origin`` (always for a WebSocket), comes from this
-server's own origin; anything else gets 403. Each client has one writer task draining its
-``ClientOutbox``, so a slow client delays only itself; every bus event, chat event and terminal
-exit is pushed to every client. All of it runs on the core loop.
+Invariant: no request is served unless ``doors/guard.py`` lets it through (the per-launch token,
+this server's ``Host``, its own ``Origin`` for the WebSocket); anything else gets 403. Each client
+has one writer task draining its ``ClientOutbox``, so a slow client delays only itself; every bus
+event, chat event and terminal exit is pushed to every client. All of it runs on the core loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import itertools
 import json
 import logging
-import secrets
 import sys
 from collections.abc import Awaitable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from aiohttp import WSMsgType, web
-from aiohttp.typedefs import Handler
 
 from idea.app.chat_transcripts import ChatTranscripts
 from idea.app.project_host import ProjectHost
@@ -47,6 +42,7 @@ from idea.domain.events import (
 )
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.session_events import SessionEvent
+from idea.infrastructure.doors.guard import LoopbackGuard
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +73,8 @@ class UiServer:
         interval_s: float = DEFAULT_INTERVAL_S,
         output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES,
     ) -> None:
-        self.token = token or secrets.token_urlsafe(32)
+        self.guard = LoopbackGuard("UI server", token, origin_required=(WS_PATH,))
+        self.token = self.guard.token
         self.dist = (dist or default_dist()).resolve()
         self.port = port
         self._host = host
@@ -93,11 +90,7 @@ class UiServer:
         self._unsubscribe_host: Unsubscribe | None = None
         self._runner: web.AppRunner | None = None
 
-        @web.middleware
-        async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
-            return await self._guard(request, handler)
-
-        self.app = web.Application(middlewares=[guard])
+        self.app = web.Application(middlewares=[self.guard.middleware()])
         self.app.router.add_get(WS_PATH, self._websocket)
         self.app.router.add_get("/{path:.*}", self._static)
         self.app.on_startup.append(self._on_startup)
@@ -152,34 +145,6 @@ class UiServer:
     def next_attach_id(self) -> str:
         return f"t{next(self._attach_ids)}"
 
-    # --- security --------------------------------------------------------------------------------
-
-    async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        refusal = self._refusal(request)
-        if refusal is not None:
-            log.warning("UI server refused %s %s: %s", request.method, request.path, refusal)
-            return web.Response(status=403, text=f"forbidden: {refusal}\n")
-        return await handler(request)
-
-    def _refusal(self, request: web.Request) -> str | None:
-        port = _local_port(request)
-        own_hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
-        if request.headers.get("Host") not in own_hosts:
-            return "the Host header does not name this server"
-        origin = request.headers.get("Origin")
-        if (origin is not None or request.path == WS_PATH) and origin not in {
-            f"http://{host}" for host in own_hosts
-        }:
-            return "the request does not come from this app's own origin"
-        if not (self._valid(request.query.get("token")) or self._valid(_cookie(request, port))):
-            return "missing or wrong token"
-        return None
-
-    def _valid(self, candidate: str | None) -> bool:
-        return candidate is not None and hmac.compare_digest(
-            candidate.encode("utf-8"), self.token.encode("utf-8")
-        )
-
     # --- static files ----------------------------------------------------------------------------
 
     async def _static(self, request: web.Request) -> web.StreamResponse:
@@ -196,15 +161,8 @@ class UiServer:
             response = web.Response(text=_NOT_BUILT, content_type="text/html", headers=headers)
         else:
             response = web.FileResponse(target, headers=headers)
-        if index and self._valid(request.query.get("token")):
-            # Cookies ignore ports: the name carries it, so two servers never overwrite each other.
-            response.set_cookie(
-                _cookie_name(_local_port(request)),
-                self.token,
-                httponly=True,
-                samesite="Strict",
-                path="/",
-            )
+        if index:
+            self.guard.remember(request, response)
         return response
 
     # --- WebSocket -------------------------------------------------------------------------------
@@ -417,17 +375,3 @@ def _as_idea_error(exc: Exception) -> IdeaError:
         return exc
     log.exception("UI method failed unexpectedly", exc_info=exc)
     return Internal(f"unexpected error: {exc}")
-
-
-def _local_port(request: web.Request) -> int | None:
-    transport = request.transport
-    sockname = transport.get_extra_info("sockname") if transport is not None else None
-    return sockname[1] if isinstance(sockname, tuple) and len(sockname) >= 2 else None
-
-
-def _cookie_name(port: int | None) -> str:
-    return f"idea_token_{port}"
-
-
-def _cookie(request: web.Request, port: int | None) -> str | None:
-    return request.cookies.get(_cookie_name(port))

@@ -56,6 +56,14 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run a project headless until SIGINT/SIGTERM")
     serve.add_argument("path", help="project folder")
     serve.add_argument("--port", type=int, default=0, help="UI server port (default: random)")
+    serve.add_argument(
+        "--trust", action="store_true", help="trust the project first (as `idea trust` does)"
+    )
+
+    trust = sub.add_parser(
+        "trust", help="trust a project that came from elsewhere, so that IdeA runs what it defines"
+    )
+    trust.add_argument("path", nargs="?", default=".", help="project folder (default: here)")
 
     profiles = sub.add_parser("profiles", help="list the profiles and which CLIs are installed")
     profiles.add_argument(
@@ -108,7 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "init":
             return _init(Path(args.dir))
         if args.command == "serve":
-            return _serve(Path(args.path), args.port)
+            return _serve(Path(args.path), args.port, trust=args.trust)
+        if args.command == "trust":
+            return _trust(_require_project(Path(args.path)))
         if args.command == "profiles":
             return _profiles(_require_project(Path(args.project)), as_json=args.json)
         if args.command == "agent":
@@ -246,10 +256,24 @@ def _profiles(project: Path, *, as_json: bool) -> int:
     return 0
 
 
-def _serve(path: Path, port: int) -> int:
+def _serve(path: Path, port: int, *, trust: bool) -> int:
     from idea.app.headless import serve_until_signalled
 
+    if trust and path.is_dir():
+        _trust(path, quiet=True)
     return _run_project("serve", path, port, serve_until_signalled)
+
+
+def _trust(project: Path, *, quiet: bool = False) -> int:
+    from idea.app.bootstrap import project_services
+
+    services = project_services(project)
+    services.trust.grant()
+    if not quiet:
+        print(f"Trusted {services.paths.root}: IdeA runs what this project defines")
+        for name, profile in sorted(services.profiles.project_entries().items()):
+            print(f"  profile {name}: {' '.join(profile.command)}")
+    return 0
 
 
 def _window_folder(path: str | None) -> Path:

@@ -4,8 +4,9 @@ fakes of every port: cosmicpython's ``bootstrap_test_app``. No test wires use ca
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from idea.app.bootstrap import wire_core
+from idea.app.bootstrap import project_services, wire_core
 from idea.app.runtime import Core
 from idea.application.ask_agent import DEFAULT_QUEUE_CAP_S, DEFAULT_TURN_TIMEOUT_S
 from idea.domain.agent import Agent
@@ -18,6 +19,7 @@ from tests.fakes.ports.memory_stores import (
     InMemoryWorkStateStore,
 )
 from tests.fakes.ports.session_starter import FakeSessionStarter
+from tests.fakes.ports.trust import FakeTrust
 
 
 @dataclass
@@ -29,6 +31,7 @@ class AppWorld:
     log: MemoryDelegationLog
     clock: FakeClock
     starter: FakeSessionStarter
+    trust: FakeTrust
     core: Core
     events: list[object] = field(default_factory=list)
 
@@ -61,6 +64,7 @@ def bootstrap_test_app(
         "log": MemoryDelegationLog(),
         "clock": FakeClock(),
         "starter": starter or FakeSessionStarter(),
+        "trust": FakeTrust(),
     }
     core = wire_core(
         agents=stores["agents"],
@@ -71,7 +75,14 @@ def bootstrap_test_app(
         starter=stores["starter"],
         clock=stores["clock"],
         ids=SequentialIds("new"),
+        trust=stores["trust"],
         ask_timeout_s=ask_timeout_s,
         queue_cap_s=queue_cap_s,
     )
     return AppWorld(core=core, **stores)
+
+
+def trust_project(root: Path) -> None:
+    """The test user trusts a project the test made by hand (as `idea trust` does): a `.ideai/`
+    written before IdeA first opened the folder is otherwise treated as someone else's."""
+    project_services(root).trust.grant()

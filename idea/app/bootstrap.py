@@ -29,11 +29,14 @@ from idea.application.ports import (
     DelegationLog,
     IdGenerator,
     ProfileStore,
+    ProjectTrust,
     SkillStore,
+    TrustStore,
     WorkStateStore,
 )
 from idea.application.session_ports import SessionStarter
 from idea.application.stop_agent import AgentStopper
+from idea.application.workspace_trust import WorkspaceTrust
 from idea.domain.builtin_profiles import builtin_profiles
 from idea.domain.commands import Source
 from idea.domain.errors import CorruptFile, Invalid
@@ -55,6 +58,11 @@ from idea.infrastructure.stores.paths import IDEAI, ProjectPaths
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.project import JsonProjectStore
 from idea.infrastructure.stores.recent_projects import RecentProjects
+from idea.infrastructure.stores.trusted_projects import (
+    FileFingerprint,
+    TrustedProjects,
+    canonical_root,
+)
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
 from idea.infrastructure.terminal.launcher import default_terminal_launcher
 
@@ -78,10 +86,11 @@ def find_project_root(start: Path) -> Path | None:
     return None
 
 
-def project_services(root: Path) -> ProjectServices:
+def project_services(root: Path, trusted_projects: TrustStore | None = None) -> ProjectServices:
     """Open (creating ``.ideai/`` on first use) the project in ``root``.
 
     Raises ``Invalid`` if ``root`` is not a folder, ``CorruptFile`` if ``project.json`` is unusable.
+    A project this call creates is trusted (``trusted_projects``: default the user's own list).
     """
     root = root.resolve()
     if not root.is_dir():
@@ -89,20 +98,32 @@ def project_services(root: Path) -> ProjectServices:
     paths = ProjectPaths(root)
     clock, ids = SystemClock(), UuidGenerator()
     problems: list[CorruptFile] = []
+    # Only a ``.ideai/`` this call makes is trusted: one that came with the folder (a clone,
+    # even without its project.json) is someone else's until this user trusts it.
+    created = not paths.ideai.exists()
     info = JsonProjectStore(paths, clock, ids).open_or_create(root.name)
+    fingerprint = FileFingerprint(paths.profiles)
+    trust = WorkspaceTrust(
+        trusted_projects or TrustedProjects(), canonical_root(root), info.id, fingerprint, clock
+    )
+    if created:
+        trust.grant()  # IdeA made this project here: it runs only what its user adds
     return ProjectServices(
         paths=paths,
         info=info,
         clock=clock,
         ids=ids,
         agents=MarkdownAgentStore(paths, clock, ids, problems.append),
-        profiles=JsonProfileStore(paths, clock, builtin_profiles(user_shell())),
+        profiles=JsonProfileStore(
+            paths, clock, builtin_profiles(user_shell()), trust.project_profiles_allowed
+        ),
         layouts=JsonLayoutStore(paths, clock, ids),
         work_state=JsonWorkStateStore(paths, clock),
         skills=MarkdownSkillStore(paths, clock, problems.append),
         memory=MarkdownMemoryStore(paths, clock, problems.append),
         delegations=JsonlDelegationLog(paths.delegations_log),
         chat_log=JsonlChatLog(paths.chats),
+        trust=trust,
         problems=problems,
     )
 
@@ -132,13 +153,14 @@ def wire_core(
     starter: SessionStarter,
     clock: Clock,
     ids: IdGenerator,
+    trust: ProjectTrust,
     ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
     queue_cap_s: float = DEFAULT_QUEUE_CAP_S,
 ) -> Core:
     """The use cases and the command table over these ports."""
     bus = EventBus()
     sessions = LiveSessions()
-    launcher = AgentLauncher(agents, profiles, sessions, starter, bus, clock)
+    launcher = AgentLauncher(agents, profiles, sessions, starter, bus, clock, trust)
     stopper = AgentStopper(agents, sessions, bus)
     asker = AgentAsker(
         agents, sessions, launcher, bus, default_timeout_s=ask_timeout_s, queue_cap_s=queue_cap_s
@@ -193,6 +215,7 @@ def project_runtime(
         starter=starter,
         clock=s.clock,
         ids=s.ids,
+        trust=s.trust,
         ask_timeout_s=ask_timeout_s,
     )
 

@@ -19,6 +19,7 @@ from idea.app.bootstrap import open_host
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
 from idea.app.ui_server import UiServer
+from idea.domain.trust import TrustState
 
 Printer = Callable[[str], None]
 
@@ -96,6 +97,20 @@ def _print_opened(runtime: ProjectRuntime, out: Printer, err: Printer) -> None:
         f"{len(report.orphan_rows_set_idle)} orphan work-state row(s) set idle, "
         f"{len(report.leftover_processes_killed)} leftover process(es) killed"
     )
+    state = services.trust.state()
+    if state is TrustState.RESTRICTED:
+        out(
+            f"restricted: this project came from elsewhere; nothing it defines runs (no resume, "
+            f"no file door, launches refused) until you trust it: idea trust {services.paths.root}"
+        )
+        for name, profile in sorted(services.profiles.project_entries().items()):
+            out(f"  it would run profile {name}: {' '.join(profile.command)}")
+    elif state is TrustState.PROFILES_CHANGED:
+        err(
+            "warning: profiles.json changed since you trusted this project: its own profiles "
+            "are ignored (the built-ins work) until you trust it again: "
+            f"idea trust {services.paths.root}"
+        )
     if report.resumed is not None:
         names = ", ".join(r.agent.name for r in report.resumed.resumed) or "none"
         out(f"resumed: {names}")

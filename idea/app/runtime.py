@@ -22,10 +22,13 @@ from idea.application.reconcile_at_open import reconcile_layouts, reconcile_work
 from idea.application.resume_sessions import ResumeReport, resume_sessions
 from idea.application.snapshot_running_agents import snapshot_running_agents
 from idea.application.stop_agent import AgentStopper
+from idea.application.workspace_trust import WorkspaceTrust
+from idea.domain.agent import Agent
 from idea.domain.errors import CorruptFile
-from idea.domain.events import StoreFileQuarantined
+from idea.domain.events import ProjectTrustChanged, StoreFileQuarantined
 from idea.domain.layout import Layouts
 from idea.domain.project import ProjectInfo
+from idea.domain.trust import TrustState
 from idea.infrastructure.doors.file import FileDoor
 from idea.infrastructure.doors.mcp.backend import RuntimeMcpBackend
 from idea.infrastructure.doors.mcp.listener import McpListener
@@ -64,6 +67,7 @@ class ProjectServices:
     memory: MarkdownMemoryStore
     delegations: JsonlDelegationLog
     chat_log: JsonlChatLog
+    trust: WorkspaceTrust
     problems: list[CorruptFile] = field(default_factory=list)
 
 
@@ -85,6 +89,7 @@ class OpenReport:
     orphan_rows_set_idle: list[str] = field(default_factory=list)
     leftover_processes_killed: list[ProcessRecord] = field(default_factory=list)
     resumed: ResumeReport | None = None
+    restricted: bool = False  # opened restricted (DESIGN.md §13): nothing resumed, no file door
 
 
 class ProjectRuntime:
@@ -113,6 +118,8 @@ class ProjectRuntime:
         self.report = OpenReport()
         self._closed = False
         self._lock: ProjectLock | None = None
+        self._resume = self._door = self._door_started = False
+        self._resumable: Layouts | None = None
 
     async def open(self, *, resume: bool, file_door: bool, mcp: bool) -> None:
         """Reconcile, then start the endpoint, resume sessions and the file door.
@@ -140,10 +147,31 @@ class ProjectRuntime:
         if mcp:
             self.listener = self._listener(key)
             await self.listener.start()
+        self._resume, self._door = resume, file_door
+        self._resumable = layouts.layouts
+        if s.trust.restricted:
+            # A project from elsewhere: shown, but nothing it defines runs until it is trusted.
+            self.report.restricted = True
+            log.warning("%s is restricted: nothing runs until it is trusted", s.paths.root)
+            return
+        await self._start_what_the_project_runs()
+
+    async def trust(self) -> None:
+        """The user trusts the project as it is now: what a trusted open would have started
+        (resumed agents, the file door) starts. Raises ``Internal`` (the trust file)."""
+        was_restricted = self.services.trust.restricted
+        self.services.trust.grant()
+        self.bus.publish(ProjectTrustChanged(TrustState.TRUSTED.value))
+        if was_restricted and not self._closed:
+            await self._start_what_the_project_runs()
+
+    async def _start_what_the_project_runs(self) -> None:
         # §7 step 4: resume, one session per agent.
-        if resume:
-            self.report.resumed = await resume_sessions(layouts.layouts, s.agents, self.launch)
-        if file_door:
+        if self._resume and self._resumable is not None:
+            layouts, self._resumable = self._resumable, None
+            self.report.resumed = await resume_sessions(layouts, self.services.agents, self.launch)
+        if self._door and not self._door_started:
+            self._door_started = True
             await self.file_door.start()
 
     async def close(self) -> None:
@@ -156,7 +184,9 @@ class ProjectRuntime:
         try:
             await self.file_door.stop()
             try:
-                snapshot_running_agents(self.services.layouts, self.sessions)
+                # Restricted, nothing ran: the cells the project says were running stay so.
+                if not self.report.restricted or self._resumable is None:
+                    snapshot_running_agents(self.services.layouts, self.sessions)
             except CorruptFile as exc:
                 self._quarantined(exc)
             await self.ask.close()
@@ -165,6 +195,11 @@ class ProjectRuntime:
                 await self.listener.stop()
         finally:
             self._lock.release()
+
+    def would_resume(self) -> list[Agent]:
+        """The agents whose cells were running when the project was last closed."""
+        ids = {leaf.agent for leaf in self.layouts().leaves() if leaf.agent_was_running}
+        return [agent for agent in self.services.agents.all() if agent.id in ids]
 
     def layouts(self) -> Layouts:
         return self.services.layouts.load()

@@ -24,6 +24,7 @@ from idea.application.launch_agent import LaunchRequest
 from idea.application.session_ports import TerminalSession
 from idea.application.work_state import project_work_state
 from idea.domain.agent import Agent
+from idea.domain.builtin_profiles import builtin_profile_names
 from idea.domain.commands import AskAgent, Source
 from idea.domain.errors import Conflict, CorruptFile, Invalid, MissingField, NotFound
 from idea.domain.events import AgentsChanged
@@ -42,6 +43,7 @@ METHODS = (
     *("agents.delete", "layouts.get", "layouts.apply", "session.launch", "session.stop"),
     *("terminal.attach", "terminal.detach", "terminal.write", "terminal.resize", "chat.send"),
     *("chat.history", "chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
+    *("trust.get", "trust.grant"),
 )
 LAYOUT_OPS = (
     *("split", "close", "add_tab", "close_tab", "set_active_tab", "rename_tab", "resize"),
@@ -105,6 +107,15 @@ class UiApi:
         """Closes the current project once the other one is open (``ProjectOpened`` is pushed)."""
         runtime = await self._host.switch(_text(p, "path"))
         return _project_json(runtime)
+
+    def trust_get(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        return trust_json(self._rt)
+
+    async def trust_grant(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        """The user trusts the project as it is now; what it would run starts
+        (``ProjectTrustChanged`` is pushed)."""
+        await self._rt.trust()
+        return trust_json(self._rt)
 
     async def profiles_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         profiles = self._s.profiles.all()
@@ -435,3 +446,20 @@ def _opt_choice(p: JsonObject, key: str, choices: tuple[T, ...]) -> T | None:
             return choice
     known = ", ".join(str(c) for c in choices)
     raise Invalid(f"{key}: expected one of {known}, got {value!r}")
+
+
+def trust_json(runtime: ProjectRuntime) -> JsonObject:
+    """The trust state and exactly what the project would run once trusted (DESIGN.md §13)."""
+    s = runtime.services
+    builtins = builtin_profile_names()
+    would_run: list[JsonValue] = [
+        {"profile": name, "command": list(profile.command), "overrides_builtin": name in builtins}
+        for name, profile in sorted(s.profiles.project_entries().items())
+    ]
+    resume: list[JsonValue] = [agent.name for agent in runtime.would_resume()]
+    return {
+        "state": s.trust.state().value,
+        "root": s.trust.root,
+        "would_run": would_run,
+        "resume": resume,
+    }

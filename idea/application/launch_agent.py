@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from idea.application.event_bus import EventPublisher
 from idea.application.live_sessions import LiveEntry, LiveSessions, SessionEntry
-from idea.application.ports import AgentStore, Clock, ProfileStore
+from idea.application.ports import AgentStore, Clock, ProfileStore, ProjectTrust
 from idea.application.session_ports import SessionStarter
 from idea.domain.agent import Agent
 from idea.domain.errors import AgentAlreadyRunning, Invalid
@@ -50,7 +50,9 @@ class AgentLauncher:
         starter: SessionStarter,
         events: EventPublisher,
         clock: Clock,
+        trust: ProjectTrust,
     ) -> None:
+        self._trust = trust
         self._agents = agents
         self._profiles = profiles
         self._sessions = sessions
@@ -60,13 +62,14 @@ class AgentLauncher:
 
     async def __call__(self, request: LaunchRequest) -> LaunchResult:
         """Raises ``NotFound`` (agent, profile), ``Invalid`` (mode), ``AgentAlreadyRunning``,
-        ``Unavailable`` (the CLI cannot start)."""
+        ``Unavailable`` (the CLI cannot start), ``Untrusted`` (a restricted project)."""
         agent = self._agents.get(request.name)
         while (pending := self._sessions.launching(agent.id)) is not None:
             await pending[1]
         existing = self._existing(agent, request)
         if existing is not None:
             return existing
+        self._trust.require(f"start agent {agent.name}")
         return await self._start(agent, request)
 
     def _existing(self, agent: Agent, request: LaunchRequest) -> LaunchResult | None:

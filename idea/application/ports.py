@@ -16,6 +16,7 @@ from idea.domain.knowledge import MemoryNote, Skill
 from idea.domain.layout import Layouts
 from idea.domain.profile import Profile
 from idea.domain.project import ProjectInfo
+from idea.domain.trust import TrustEntry
 from idea.domain.work_state import WorkState
 
 
@@ -143,4 +144,24 @@ class DelegationLog(Protocol):
 
     def recent(self, limit: int) -> list[JsonObject]:
         """The last ``limit`` records, oldest first."""
+        ...
+
+
+class TrustStore(Protocol):
+    """The projects this user trusts, one entry per checkout (its canonical root)."""
+
+    def get(self, root: str) -> TrustEntry | None:
+        """Never raises on a corrupt file (it is moved aside; nothing is trusted)."""
+        ...
+
+    def put(self, entry: TrustEntry) -> None:
+        """Raises ``Internal`` when the file cannot be written."""
+        ...
+
+
+class ProjectTrust(Protocol):
+    """What the use cases ask of workspace trust (``application/workspace_trust.py``)."""
+
+    def require(self, what: str) -> None:
+        """Raises ``Untrusted`` (naming ``what``) while the project is restricted."""
         ...

@@ -11,7 +11,8 @@
     ├── CorruptFile                CORRUPT_FILE    (path, quarantined_to)
     ├── Internal                   INTERNAL
     ├── AgentFailed                AGENT_FAILED
-    └── Unavailable                UNAVAILABLE
+    ├── Unavailable                UNAVAILABLE
+    └── Untrusted                  UNTRUSTED
 
 Codes are a contract (UI, MCP tool results, file-door responses): a code is never reused for
 another meaning. Adapters translate third-party errors into this tree at the edge.
@@ -117,3 +118,9 @@ class Unavailable(IdeaError):
     """Something IdeA needs is not there: a CLI not installed, a session that has ended."""
 
     code = "UNAVAILABLE"
+
+
+class Untrusted(IdeaError):
+    """The project came from elsewhere and is not trusted by this user yet (DESIGN.md §13)."""
+
+    code = "UNTRUSTED"

@@ -218,6 +218,16 @@ class StoreFileQuarantined:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class ProjectTrustChanged:
+    """The user trusted the project (or its profiles changed): the UI reloads its trust banner."""
+
+    state: str
+
+    def to_json(self) -> JsonObject:
+        return {"type": "ProjectTrustChanged", "state": self.state}
+
+
 DomainEvent: TypeAlias = (
     AgentLaunched
     | AgentStopped
@@ -230,6 +240,7 @@ DomainEvent: TypeAlias = (
     | AgentsChanged
     | LayoutChanged
     | StoreFileQuarantined
+    | ProjectTrustChanged
 )
 
 EVENT_TYPES: tuple[type[DomainEvent], ...] = (
@@ -244,4 +255,5 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     AgentsChanged,
     LayoutChanged,
     StoreFileQuarantined,
+    ProjectTrustChanged,
 )

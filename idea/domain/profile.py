@@ -100,9 +100,10 @@ def profile_from_json(name: str, obj: JsonValue, base: Profile | None = None) ->
     if "mcp" in obj:
         profile = replace(profile, mcp=_mcp_from_json(obj["mcp"], f"{where}.mcp"))
     if "context_file" in obj:
-        profile = replace(
-            profile, context_file=_optional_str(obj["context_file"], f"{where}.context_file")
-        )
+        context_file = _optional_str(obj["context_file"], f"{where}.context_file")
+        if context_file is not None:
+            _inside_run_dir(context_file, f"{where}.context_file")
+        profile = replace(profile, context_file=context_file)
     if "description" in obj:
         profile = replace(
             profile, description=_optional_str(obj["description"], f"{where}.description") or ""
@@ -151,10 +152,20 @@ def _mcp_from_json(value: JsonValue, where: str) -> McpCapability | None:
     if not isinstance(arg, str) or not arg:
         raise Invalid(f"{where}.{arg_name} must be a non-empty string")
     if kind == "config_file":
+        _inside_run_dir(arg, f"{where}.file")
         return McpConfigFile(arg)
     if kind == "flag":
         return McpFlag(arg)
     return McpEnv(arg)
+
+
+def _inside_run_dir(relative: str, where: str) -> None:
+    """A file IdeA writes for the profile stays inside the agent's run dir: no absolute path, no
+    drive, no ``..`` (a cloned project could otherwise write, or merge into, any file)."""
+    parts = relative.replace("\\", "/").split("/")
+    absolute = relative.startswith(("/", "\\")) or (len(relative) > 1 and relative[1] == ":")
+    if absolute or ".." in parts or not relative.strip() or "\0" in relative:
+        raise Invalid(f"{where} must be a relative path inside the agent's run dir: {relative!r}")
 
 
 def _mcp_to_json(mcp: McpCapability | None) -> JsonValue:

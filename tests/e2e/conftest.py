@@ -77,9 +77,12 @@ def make_project(tmp_path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def idea_serve(tmp_path: Path, project: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+def idea_serve(
+    tmp_path: Path, project: Path, *, trust: bool = True
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """``idea serve`` on ``project`` with its own HOME: (UI URL, process); SIGTERM and wait at
-    the end. Shared by the browser tests and the benchmarks in bench/."""
+    the end. The project is the test user's own (trusted) unless ``trust`` is False. Shared by
+    the browser tests and the benchmarks in bench/."""
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     env = {
@@ -90,7 +93,10 @@ def idea_serve(tmp_path: Path, project: Path) -> Iterator[tuple[str, subprocess.
     }
     log = (tmp_path / "serve.stderr").open("w", encoding="utf-8")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "idea", "serve", str(project), "--port", "0"],
+        [
+            *(sys.executable, "-m", "idea", "serve", str(project), "--port", "0"),
+            *(("--trust",) if trust else ()),
+        ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=log,

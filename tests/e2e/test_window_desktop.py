@@ -27,6 +27,7 @@ from tests.desktop import READY, run_x, stop, window_env, window_manager, wm_tit
 from tests.e2e.conftest import make_project
 from tests.processes import LineWatcher, spawned
 from tests.waiting import until_blocking
+from tests.worlds import trust_project
 
 IDEA = [sys.executable, "-m", "idea"]
 TOOLS = ("Xvfb", "openbox", "wmctrl", "xdotool")
@@ -172,6 +173,7 @@ class NotificationService(threading.Thread):
 @pytest.mark.skipif(shutil.which("dbus-daemon") is None, reason="needs dbus-daemon")
 def test_a_reply_while_the_window_is_in_the_background_reaches_the_desktop(tmp_path):
     project = make_project(tmp_path)
+    trust_project(project)
     with session_bus() as address, xvfb() as display, window_manager(display):
         service = NotificationService(address)
         service.start()

@@ -16,6 +16,7 @@ from idea.infrastructure.processes.run_dir import read_pid_records
 from idea.infrastructure.stores.paths import ProjectPaths
 from tests.fakes.ports.session_starter import FakeSessionStarter
 from tests.processes import LineWatcher, spawned
+from tests.worlds import trust_project
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and shells")
 
@@ -62,6 +63,7 @@ async def test_open_after_sigkill_repairs_then_resumes_once(tmp_path):
         Agent(id="id-sleeper", name="sleeper", profile="sleeper").to_markdown(), encoding="utf-8"
     )
     write_crash_state(paths)
+    trust_project(tmp_path)
 
     leftover = None
     try:

@@ -23,13 +23,13 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import aiohttp
 import psutil
 import pytest
 
 import idea
 from tests.packaging.builds import ask_through_the_sdk, bridge_argv, packaged_env
 from tests.processes import LineWatcher, spawned
+from tests.ui_client import UiClient
 
 PROBE = Path(__file__).with_name("probe_agent.py")
 # Unpacking ~0.5 GB on a start takes seconds here; more on a loaded machine.
@@ -191,39 +191,6 @@ def _probe_project(root: Path, report_socket: Path) -> Path:
     return project
 
 
-class UiClient:
-    """The UI's WebSocket API (ui/API.md), as the UI uses it: one request at a time."""
-
-    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
-        self._ws = ws
-        self._next_id = 0
-
-    @classmethod
-    @contextlib.asynccontextmanager
-    async def connect(cls, ui_url: str):
-        origin = ui_url.split("/?", 1)[0]
-        token = ui_url.split("token=", 1)[1]
-        ws_url = origin.replace("http://", "ws://") + f"/ws?token={token}"
-        timeout = aiohttp.ClientTimeout(total=START_TIMEOUT_S)
-        async with (
-            aiohttp.ClientSession(timeout=timeout) as http,
-            http.ws_connect(ws_url, headers={"Origin": origin}) as ws,
-        ):
-            yield cls(ws)
-
-    async def call(self, method: str, **params: object) -> object:
-        self._next_id += 1
-        await self._ws.send_json({"id": self._next_id, "method": method, "params": params})
-        async for message in self._ws:
-            if message.type != aiohttp.WSMsgType.TEXT:
-                continue  # terminal output
-            reply = json.loads(message.data)
-            if reply.get("id") == self._next_id:
-                assert reply["ok"], reply
-                return reply["result"]
-        raise AssertionError(f"the UI server closed the WebSocket before answering {method}")
-
-
 def _receive_report(listener: socket.socket) -> dict:
     conn, _ = listener.accept()  # bounded by the listener's timeout
     with conn, conn.makefile("rb") as stream:
@@ -240,7 +207,7 @@ async def test_an_agent_launched_from_the_appimage_gets_a_working_declaration(
         listener.listen(1)
         listener.settimeout(START_TIMEOUT_S)
         project = _probe_project(scratch, report_socket)
-        argv = [str(appimage), "serve", str(project), "--port", "0"]
+        argv = [str(appimage), "serve", str(project), "--port", "0", "--trust"]
         with image_started(argv, image_env(mode, scratch), scratch) as serve:
             line = LineWatcher(serve.stdout).wait_for(
                 lambda s: s.startswith("IdeA UI: "), timeout=START_TIMEOUT_S

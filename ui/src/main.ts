@@ -12,6 +12,7 @@ import { OpenProjectDialog } from "./views/projects";
 import { HelpButton, installShortcuts } from "./views/shortcuts";
 import { SidePanel } from "./views/sidepanel";
 import { TabBar } from "./views/tabs";
+import { TrustBanner } from "./views/trust";
 import "./style.css";
 
 // The page load set the auth cookie; keep the token out of the address bar and history.
@@ -29,10 +30,12 @@ const tabs = new TabBar();
 const workspace = new Workspace();
 const panel = new SidePanel();
 const help = new HelpButton();
+const trustBanner = new TrustBanner();
 
 const app = document.getElementById("app")!;
 app.append(
   h("header.topbar", {}, h("span.logo", {}, "IdeA"), projectName, tabs.el, h("span.spacer"), connection, help.el, panelToggle),
+  trustBanner.el,
   bannerHost(),
   h("main.main", {}, workspace.el, panel.el),
   openProject.el,
@@ -95,7 +98,9 @@ api.on("LiveStateChanged", (d) => {
 });
 api.on("LayoutChanged", reloadLayouts);
 // Another project is open (from this page or another client): start over on it.
+api.on("ProjectTrustChanged", () => void trustBanner.refresh().catch(() => {}));
 api.on("ProjectOpened", () => {
+  trustBanner.reset();
   openProject.close();
   forgetTranscripts();
   lastStatus.clear();
@@ -143,6 +148,7 @@ async function load(): Promise<void> {
     workspace.reset();
     await store.loadAll();
     await panel.refresh();
+    await trustBanner.refresh();
     markReady();
     // Started from a desktop menu with no project to reopen: ask which one to open.
     if (store.project?.scratch && !askedForProject) {

@@ -127,14 +127,40 @@ def _fsync_dir(folder: Path) -> None:
         os.close(dir_fd)
 
 
-def read_bytes(path: Path) -> bytes | None:
-    """The whole content of ``path``, or ``None`` if it does not exist. Raises ``Internal``."""
+# A state file is small; a larger one is not one of IdeA's (or is an attack on its memory).
+MAX_READ_BYTES = 16 * 1024 * 1024
+
+
+def read_bytes(path: Path, limit: int = MAX_READ_BYTES) -> bytes | None:
+    """The whole content of ``path``, or ``None`` if it does not exist.
+
+    Only a regular file is read (a FIFO would block, ``/dev/zero`` would never end), and at most
+    ``limit`` bytes. Raises ``Internal`` (an OS error, not a regular file, too large)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        return path.read_bytes()
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise os_error("read", path, exc) from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Internal(f"could not read {path}: not a regular file")
+        if info.st_size > limit:
+            raise Internal(f"could not read {path}: larger than {limit} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, min(1 << 20, limit + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise Internal(f"could not read {path}: larger than {limit} bytes")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise os_error("read", path, exc) from exc
+    finally:
+        os.close(fd)
 
 
 def read_text(path: Path) -> str | None:

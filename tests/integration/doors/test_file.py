@@ -9,6 +9,7 @@ import pytest
 from idea.app.bootstrap import open_project
 from idea.domain.agent import Agent
 from tests.fakes.ports.session_starter import FakeSessionStarter
+from tests.worlds import trust_project
 
 
 @pytest.fixture
@@ -96,6 +97,7 @@ async def test_requests_waiting_before_open_are_answered(tmp_path):
     folder = tmp_path / ".ideai" / "orchestrator"
     folder.mkdir(parents=True)
     write_request(folder, "early", {"action": "workstate.get"})
+    trust_project(tmp_path)
     rt = await open_project(tmp_path, starter=FakeSessionStarter())
     try:
         assert (await response(folder, "early"))["ok"] is True

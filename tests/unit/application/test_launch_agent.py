@@ -6,7 +6,7 @@ import pytest
 
 from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
-from idea.domain.errors import AgentAlreadyRunning, Invalid, NotFound, Unavailable
+from idea.domain.errors import AgentAlreadyRunning, Invalid, NotFound, Unavailable, Untrusted
 from idea.domain.events import AgentLaunched, AgentStopped
 from idea.domain.profile import Mode
 from tests.worlds import bootstrap_test_app
@@ -146,3 +146,14 @@ async def test_stop_kills_unregisters_and_publishes(world):
     assert not await world.stop("chat")
     with pytest.raises(NotFound):
         await world.stop("ghost")
+
+
+async def test_a_restricted_project_starts_nothing_launch_or_ask(world):
+    world.w.trust.restricted = True
+    with pytest.raises(Untrusted, match="start agent chat"):
+        await world.launch(LaunchRequest("chat", node_id="n1"))
+    with pytest.raises(Untrusted):
+        await world.w.ask("chat", "hello")
+    assert world.starter.starts == []
+    world.w.trust.restricted = False
+    assert (await world.launch(LaunchRequest("chat", node_id="n1"))).started

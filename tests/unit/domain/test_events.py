@@ -24,6 +24,7 @@ from idea.domain.events import (
     LayoutChanged,
     LiveStateChanged,
     OrchestratorRequestProcessed,
+    ProjectTrustChanged,
     StoreFileQuarantined,
 )
 from idea.domain.profile import Mode
@@ -43,6 +44,7 @@ EVENTS: list[DomainEvent] = [
     AgentsChanged(),
     LayoutChanged(),
     StoreFileQuarantined("layouts.json", "layouts.json.corrupt-1", "bad JSON"),
+    ProjectTrustChanged("trusted"),
 ]
 
 

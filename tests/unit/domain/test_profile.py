@@ -62,3 +62,40 @@ def test_bad_entries_name_the_field(entry, field):
     with pytest.raises(Invalid) as err:
         profile_from_json("aider", entry)
     assert f"profiles.aider.{field}" in err.value.message
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../../../.bashrc",
+        "/etc/passwd",
+        "a/../../b",
+        "..\\..\\x",
+        "C:\\Users\\x\\.mcp.json",
+        "\\\\server\\share",
+        "",
+        "   ",
+    ],
+)
+@pytest.mark.parametrize("field", ["context_file", "mcp"])
+def test_a_profile_file_path_outside_the_run_dir_is_invalid_naming_the_field(path, field):
+    entry = {"command": ["tool"]}
+    if field == "mcp":
+        entry["mcp"] = {"kind": "config_file", "file": path}
+        where = "profiles.tool.mcp.file"
+    else:
+        entry["context_file"] = path
+        where = "profiles.tool.context_file"
+    with pytest.raises(Invalid, match=where.replace(".", r"\.")):
+        profile_from_json("tool", entry)
+
+
+def test_a_relative_path_inside_the_run_dir_is_kept():
+    entry = {
+        "command": ["tool"],
+        "context_file": "sub/CONTEXT.md",
+        "mcp": {"kind": "config_file", "file": ".tool/servers.json"},
+    }
+    profile = profile_from_json("tool", entry)
+    assert profile.context_file == "sub/CONTEXT.md"
+    assert profile.mcp == McpConfigFile(".tool/servers.json")

@@ -5,7 +5,7 @@ import { describeError, KNOWN_CODES } from "./errors";
 // The `ErrorCode` list of ui/API.md §2.
 const API_CODES = [
   "NOT_FOUND", "INVALID", "MISSING_FIELD", "AGENT_ALREADY_RUNNING", "TIMEOUT", "FORBIDDEN",
-  "CONFLICT", "CORRUPT_FILE", "INTERNAL", "AGENT_FAILED", "UNAVAILABLE",
+  "CONFLICT", "CORRUPT_FILE", "INTERNAL", "AGENT_FAILED", "UNAVAILABLE", "UNTRUSTED",
 ];
 
 describe("known codes", () => {

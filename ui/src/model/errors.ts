@@ -15,6 +15,7 @@ const TITLES: Record<string, string> = {
   INTERNAL: "Internal error",
   AGENT_FAILED: "Agent failed",
   UNAVAILABLE: "Unavailable",
+  UNTRUSTED: "Project not trusted",
 };
 
 /** The codes this UI has a title for (the `ErrorCode` list of ui/API.md). */

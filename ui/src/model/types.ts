@@ -100,3 +100,9 @@ export type TurnStarted = { type: "turn_started"; requester_id: string | null; p
 export type ChatEntry = (SessionEvent | TurnStarted) & { seq: number };
 export type ChatEventData = ChatEntry & { agent_id: string; agent_name: string };
 export type ChatHistory = { entries: ChatEntry[]; seq: number; queued: number };
+export type TrustInfo = {
+  state: "trusted" | "restricted" | "profiles_changed";
+  root: string;
+  would_run: { profile: string; command: string[]; overrides_builtin: boolean }[];
+  resume: string[];
+};

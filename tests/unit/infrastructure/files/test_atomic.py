@@ -240,3 +240,29 @@ def test_remove_stale_temps_with_zero_age_removes_all_temps(tmp_path: Path) -> N
 
 def test_remove_stale_temps_ignores_a_missing_folder(tmp_path: Path) -> None:
     assert remove_stale_temps(tmp_path / "absent") == []
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
+@pytest.mark.timeout(10)
+def test_a_fifo_is_refused_at_once_not_waited_on(tmp_path):
+    fifo = tmp_path / "profiles.json"
+    os.mkfifo(fifo)  # no writer: a plain read would block forever
+    with pytest.raises(Internal, match="not a regular file"):
+        read_bytes(fifo)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+@pytest.mark.timeout(10)
+def test_a_link_to_an_endless_device_is_refused(tmp_path):
+    link = tmp_path / "layouts.json"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(Internal, match="not a regular file"):
+        read_bytes(link)
+
+
+def test_a_file_larger_than_the_cap_is_refused(tmp_path):
+    big = tmp_path / "big.json"
+    big.write_bytes(b"x" * 101)
+    assert read_bytes(big, limit=101) == b"x" * 101
+    with pytest.raises(Internal, match="larger than 100 bytes"):
+        read_bytes(big, limit=100)

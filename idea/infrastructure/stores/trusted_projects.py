@@ -1,0 +1,93 @@
+"""The checkouts this user trusts (DESIGN.md §13), in ``trusted-projects.json`` beside
+``recent-projects.json`` in the user's config folder (never in a project: a clone cannot trust
+itself).
+
+Invariant: one entry per canonical root, at most ``LIMIT`` (the oldest trust is dropped first);
+the file is a ``JsonDocument`` (0600, atomic writes); a corrupt file is moved aside and then
+nothing is trusted, which is the safe side.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from idea.domain.errors import CorruptFile, Invalid
+from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.trust import TrustEntry
+from idea.infrastructure.files.atomic import read_bytes
+from idea.infrastructure.files.json_document import JsonDocument
+from idea.infrastructure.files.model_file import ChangeCache
+from idea.infrastructure.stores.recent_projects import user_config_dir
+
+LIMIT = 1000
+FILE_NAME = "trusted-projects.json"
+
+
+def canonical_root(root: Path) -> str:
+    """The key of a checkout: its resolved path (case-folded where the file system is)."""
+    return os.path.normcase(str(root.resolve()))
+
+
+class TrustedProjects:
+    def __init__(self, path: Path | None = None, limit: int = LIMIT) -> None:
+        self._doc = JsonDocument(path or user_config_dir() / FILE_NAME, mode=0o600)
+        self._limit = limit
+
+    @property
+    def path(self) -> Path:
+        return self._doc.path
+
+    def get(self, root: str) -> TrustEntry | None:
+        for entry in self._entries():
+            if entry.root == root:
+                return entry
+        return None
+
+    def put(self, entry: TrustEntry) -> None:
+        def replaced(stored: JsonObject | None) -> JsonObject:
+            kept = [e for e in _entries(stored) if e.root != entry.root]
+            kept.sort(key=lambda e: e.trusted_at_ms)
+            del kept[: max(0, len(kept) - self._limit + 1)]  # the oldest trust goes first
+            rows: list[JsonValue] = [e.to_json() for e in (*kept, entry)]
+            return {"version": 1, "projects": rows}
+
+        self._doc.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._doc.update(replaced)
+        except CorruptFile:
+            self._doc.update(replaced)  # moved aside: start again from nothing
+
+    def _entries(self) -> list[TrustEntry]:
+        try:
+            return _entries(self._doc.load())
+        except CorruptFile:
+            return []
+
+
+def _entries(stored: JsonObject | None) -> list[TrustEntry]:
+    rows = stored.get("projects") if stored else None
+    found: list[TrustEntry] = []
+    for row in rows if isinstance(rows, list) else []:
+        try:
+            found.append(TrustEntry.from_json(row))
+        except Invalid:
+            continue  # an entry that does not parse trusts nothing
+    return found
+
+
+class FileFingerprint:
+    """The sha256 of one file as it is now (None when absent), hashed again only after the file
+    changed."""
+
+    def __init__(self, path: Path) -> None:
+        self._cache: ChangeCache[str] = ChangeCache(path)
+        self._path = path
+
+    def __call__(self) -> str | None:
+        return self._cache.get(self._hash)
+
+    def _hash(self) -> str | None:
+        data = read_bytes(self._path)
+        return hashlib.sha256(data).hexdigest() if data is not None else None

@@ -2,8 +2,11 @@
 
 Watchdog reports new or changed request files from its thread; they are handed to the core loop.
 A request is read once it parses (a writer that is not atomic is waited for, bounded); one that
-never parses gets an error response. Every request gets exactly one response and is then moved to
-``done/``: nothing is dropped silently, nothing is answered twice. Requests already waiting when
+never parses gets an error response. Only a regular file of at most ``MAX_REQUEST_BYTES`` is read,
+and never on the core loop (a FIFO or a link to ``/dev/zero`` gets an error response, not a frozen
+app). Every request is dispatched at most once and gets one response, then moves to ``done/``;
+when its response cannot be written (a name too long, a folder in the way, a full disk) it moves
+to ``failed/`` with the reason logged, and is never dispatched again. Requests already waiting when
 the door opens, and any an event was missed for, are found by a scan.
 """
 
@@ -14,6 +17,7 @@ import contextlib
 import json
 import logging
 import os
+import stat
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -22,7 +26,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from idea.application.tasks import TaskSet
-from idea.domain.errors import Invalid
+from idea.domain.errors import IdeaError, Invalid
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.infrastructure.files.atomic import write_atomic
 from idea.infrastructure.files.json_document import encode_json
@@ -43,6 +47,7 @@ RESPONSE_SUFFIX = ".response.json"
 SETTLE_S = 1.0
 RETRY_S = 0.02
 RESCAN_S = 2.0
+MAX_REQUEST_BYTES = 16 * 1024 * 1024
 
 # (request id, parsed body or None, why it did not parse) -> response object
 Handler = Callable[[str, JsonValue, Invalid | None], Awaitable[JsonObject]]
@@ -72,7 +77,10 @@ class FileDoor:
     def __init__(self, folder: Path, handler: Handler) -> None:
         self.folder = folder
         self.done = folder / "done"
+        self.failed = folder / "failed"
         self._handler = handler
+        # Requests dispatched whose file could not be moved away: never dispatched again.
+        self._dispatched: set[tuple[str, int, int]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._observer: Observer | None = None  # type: ignore[valid-type]
         self._inflight: set[Path] = set()
@@ -111,7 +119,7 @@ class FileDoor:
         """A request file may have appeared or changed (core loop only)."""
         if path.parent != self.folder or request_id_of(path) is None:
             return
-        if path in self._inflight or not path.exists():
+        if path in self._inflight or not os.path.lexists(path):
             return
         self._inflight.add(path)
         self._tasks.spawn(self._process(path), name=f"request-{path.name}")
@@ -137,7 +145,10 @@ class FileDoor:
             read = await self._read_when_complete(path)
             if read is None:
                 return  # the file went away before it could be read
-            body, problem = read
+            identity, body, problem = read
+            if identity in self._dispatched:
+                return  # answered (or failed) already; its file could not be moved away
+            self._dispatched.add(identity)
             try:
                 response = await self._handler(request_id, body, problem)
             except Exception as exc:  # the handler must answer; if it cannot, we still do
@@ -148,43 +159,93 @@ class FileDoor:
                     "detail": str(exc),
                     "error": {"code": "INTERNAL", "message": str(exc)},
                 }
-            write_atomic(self.folder / f"{request_id}{RESPONSE_SUFFIX}", encode_json(response))
-            self._archive(path)
+            try:
+                write_atomic(self.folder / f"{request_id}{RESPONSE_SUFFIX}", encode_json(response))
+            except IdeaError as exc:
+                log.error("file door: no response for %s (%s): moved to failed/", path.name, exc)
+                if self._move(path, self.failed):
+                    self._dispatched.discard(identity)
+                return
+            if self._move(path, self.done):
+                self._dispatched.discard(identity)
             self.answered += 1
         finally:
             self._inflight.discard(path)
 
-    async def _read_when_complete(self, path: Path) -> tuple[JsonValue, Invalid | None] | None:
+    async def _read_when_complete(
+        self, path: Path
+    ) -> tuple[tuple[str, int, int], JsonValue, Invalid | None] | None:
+        """(identity, body, problem), or None when the file is gone. Reads off the core loop."""
         loop = asyncio.get_running_loop()
         last: bytes | None = None
         stable_since = loop.time()
         while True:
-            try:
-                data = path.read_bytes()
-            except FileNotFoundError:
+            read = await asyncio.to_thread(_read_request, path)
+            if read is None:
                 return None
-            except OSError as exc:
-                data = f"<unreadable: {exc}>".encode()
+            identity, data = read
+            if isinstance(data, Invalid):
+                return identity, None, data
             try:
-                body: JsonValue = json.loads(data.decode("utf-8"))
+                body: JsonValue = json.loads(data)  # UTF-8, or UTF-16/32 with or without a BOM
             except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
                 if data != last:
                     last, stable_since = data, loop.time()
                 elif loop.time() - stable_since >= SETTLE_S:
-                    return None, Invalid(f"the request file is not valid JSON: {exc}")
+                    return identity, None, Invalid(f"the request file is not valid JSON: {exc}")
                 await asyncio.sleep(RETRY_S)
                 continue
-            return body, None
+            return identity, body, None
 
-    def _archive(self, path: Path) -> None:
-        target = self.done / path.name
+    def _move(self, path: Path, folder: Path) -> bool:
+        """Move a request into ``done/`` or ``failed/`` (never over an older one); True once it is
+        no longer in the door."""
+        target = folder / path.name
         counter = 1
-        while target.exists():
-            target = self.done / f"{path.name[: -len(REQUEST_SUFFIX)]}-{counter}{REQUEST_SUFFIX}"
+        while os.path.lexists(target):
+            target = folder / f"{path.name[: -len(REQUEST_SUFFIX)]}-{counter}{REQUEST_SUFFIX}"
             counter += 1
         try:
+            folder.mkdir(exist_ok=True)
             os.replace(path, target)
         except FileNotFoundError:
-            pass
+            return not os.path.lexists(path)
         except OSError as exc:
-            log.warning("file door: could not move %s to done/: %s", path, exc)
+            log.error("file door: could not move %s to %s/: %s", path.name, folder.name, exc)
+            return False
+        return True
+
+
+def _read_request(path: Path) -> tuple[tuple[str, int, int], bytes | Invalid] | None:
+    """(identity, content or why it cannot be a request), None when the file is gone. Opens
+    without blocking and reads only a regular file, at most ``MAX_REQUEST_BYTES``."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        if os.path.lexists(path):  # a link to nothing: say so rather than wait forever
+            return (path.name, 0, 0), Invalid("the request file is a link to nothing")
+        return None
+    except OSError as exc:
+        return (path.name, 0, 0), Invalid(f"the request file cannot be opened: {exc}")
+    try:
+        info = os.fstat(fd)
+        identity = (path.name, info.st_ino, info.st_mtime_ns)
+        if not stat.S_ISREG(info.st_mode):
+            return identity, Invalid("the request is not a regular file")
+        if info.st_size > MAX_REQUEST_BYTES:
+            return identity, Invalid(f"the request file is larger than {MAX_REQUEST_BYTES} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_REQUEST_BYTES:
+                return identity, Invalid(
+                    f"the request file is larger than {MAX_REQUEST_BYTES} bytes"
+                )
+        return identity, b"".join(chunks)
+    except OSError as exc:
+        return (path.name, 0, 0), Invalid(f"the request file cannot be read: {exc}")
+    finally:
+        os.close(fd)

@@ -112,8 +112,9 @@ def serve_runtime(root: str) -> None:
     sys.path.insert(0, str(ROOT))
     from idea.app.bootstrap import open_project  # noqa: PLC0415
     from idea.domain.agent import Agent  # noqa: PLC0415
-    from idea.infrastructure.clis.declaration import mcp_server_entry, server_json  # noqa: PLC0415
+    from idea.infrastructure.clis.declaration import server_json  # noqa: PLC0415
     from tests.fakes.ports.session_starter import FakeSessionStarter  # noqa: PLC0415
+    from tests.mcp_clients import declared_bridge  # noqa: PLC0415
 
     async def main() -> None:
         runtime = await open_project(Path(root), starter=FakeSessionStarter())
@@ -124,8 +125,7 @@ def serve_runtime(root: str) -> None:
                 Agent(id="id-sh", name="sh", profile="shell"),
             ):
                 runtime.services.agents.save(agent)
-            services = runtime.services
-            entry = mcp_server_entry(services.info.id, "id-caller", services.paths.mcp_key)
+            entry = declared_bridge(runtime, "id-caller")
             sys.stdout.write(json.dumps(server_json(entry)) + "\n")
             sys.stdout.flush()
             await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)

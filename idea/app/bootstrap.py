@@ -230,7 +230,7 @@ def project_runtime(
 
     def listener(key: bytes) -> McpListener:
         return McpListener(
-            mcp_endpoint(s.info.id),
+            mcp_endpoint(s.info.id, str(s.paths.root)),
             key,
             s.info.id,
             backend.is_agent,

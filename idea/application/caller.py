@@ -18,7 +18,9 @@ ProgressListener = Callable[[AskProgress], None]
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """``requester_id``: the agent id the door vouches for (None: the user or a file)."""
+    """``requester_id``: the agent the request comes from (None: the user); ``verified``: the door
+    proved it (MCP: the bridge's per-agent key), rather than took a request file's word for it."""
 
     requester_id: str | None = None
     progress: ProgressListener | None = None
+    verified: bool = False

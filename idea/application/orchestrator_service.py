@@ -49,7 +49,7 @@ class OrchestratorService:
         code: str | None = None
         outcome: OrchestratorOutcome | None = None
         try:
-            outcome = await self._handle(command, requester_id, progress)
+            outcome = await self._handle(command, source, requester_id, progress)
             return outcome
         except IdeaError as exc:
             code = exc.code
@@ -65,12 +65,17 @@ class OrchestratorService:
             self._processed(command, source, requester_id, started, code, outcome)
 
     async def _handle(
-        self, command: c.Command, requester_id: str | None, progress: ProgressListener | None
+        self,
+        command: c.Command,
+        source: c.Source,
+        requester_id: str | None,
+        progress: ProgressListener | None,
     ) -> OrchestratorOutcome:
         handler = self._handlers.get(type(command))
         if handler is None:  # pragma: no cover - every command has a line in HANDLERS
             raise Internal(f"no handler for {type(command).__name__}")
-        return await handler(command, Caller(requester_id, progress))
+        verified = requester_id is not None and source is c.Source.MCP
+        return await handler(command, Caller(requester_id, progress, verified))
 
     def _processed(
         self,
@@ -94,6 +99,8 @@ class OrchestratorService:
                 "at_ms": self._clock.now_ms(),
                 "source": source.value,
                 "requester": requester_id,
+                # Only MCP proves who asks; a request file's "requester" is its word alone.
+                "requester_claimed": requester_id is not None and source is not c.Source.MCP,
                 "action": command.ACTION,
                 "target": target,
                 "prompt_chars": len(prompt) if prompt is not None else None,

@@ -128,7 +128,12 @@ async def set_work_state(
     events: EventPublisher,
     clock: Clock,
 ) -> OrchestratorOutcome:
-    """The handler of ``workstate.set``: the caller's own row."""
+    """The handler of ``workstate.set``: the caller's own row, for a caller the door proved."""
+    if caller.requester_id is not None and not caller.verified:
+        raise Forbidden(
+            "workstate.set: a request file's requester is only claimed, so it cannot set an "
+            "agent's row; an agent sets its own with the idea_workstate_set MCP tool"
+        )
     row = set_own_row(command, caller.requester_id, agents, work_state, events, clock)
     return OrchestratorOutcome(f"work state set to {row.status.value}", data=row.to_json())
 

@@ -55,11 +55,12 @@ class Channel(Protocol):
         """Idempotent; safe from another thread, where it ends a pending ``recv``."""
 
 
-def connect(endpoint: str, key: bytes, timeout: float = CONNECT_TIMEOUT) -> Channel:
-    """Connect to ``endpoint`` and authenticate both ways with ``key`` within ``timeout``."""
+def connect(endpoint: str, key: bytes, agent: str, timeout: float = CONNECT_TIMEOUT) -> Channel:
+    """Connect to ``endpoint`` and authenticate both ways as ``agent`` with its ``key`` within
+    ``timeout``."""
     if sys.platform == "win32":
-        return _connect_pipe(endpoint, key, timeout)
-    return _connect_socket(endpoint, key, timeout)
+        return _connect_pipe(endpoint, key, agent, timeout)
+    return _connect_socket(endpoint, key, agent, timeout)
 
 
 class SocketChannel:
@@ -144,7 +145,7 @@ class SocketChannel:
             self._sock.close()
 
 
-def _connect_socket(endpoint: str, key: bytes, timeout: float) -> SocketChannel:
+def _connect_socket(endpoint: str, key: bytes, agent: str, timeout: float) -> SocketChannel:
     if sys.platform == "win32":  # Unix sockets: POSIX only (mypy --platform win32 knows it)
         raise EndpointUnavailable("no Unix sockets on Windows")
     deadline = time.monotonic() + timeout
@@ -167,14 +168,14 @@ def _connect_socket(endpoint: str, key: bytes, timeout: float) -> SocketChannel:
         except OSError as exc:
             raise EndpointUnavailable(f"cannot connect to {endpoint}: {exc.strerror}") from None
         sock.settimeout(None)
-        _prove(channel, key, deadline)
+        _prove(channel, key, agent, deadline)
     except BaseException:
         channel.close()
         raise
     return channel
 
 
-def _prove(channel: Channel, key: bytes, deadline: float) -> None:
+def _prove(channel: Channel, key: bytes, agent: str, deadline: float) -> None:
     """The bridge's side of the mutual proof of ``idea.endpoint.loopback``."""
 
     def receive(step: str) -> bytes:
@@ -196,7 +197,7 @@ def _prove(channel: Channel, key: bytes, deadline: float) -> None:
         raise AuthenticationFailed("authentication failed: malformed challenge from the endpoint")
     nonce_bridge = os.urandom(loopback.NONCE_BYTES)
     try:
-        channel.send(nonce_bridge + loopback.bridge_proof(key, nonce_app, nonce_bridge))
+        channel.send(loopback.bridge_proof(key, nonce_app, nonce_bridge, agent))
     except OSError:
         raise AuthenticationFailed(
             "authentication failed: the IdeA app closed the connection"
@@ -260,7 +261,7 @@ class PipeChannel:
 _PIPE_BUSY_RETRY_S = 0.01
 
 
-def _connect_pipe(endpoint: str, key: bytes, timeout: float) -> PipeChannel:
+def _connect_pipe(endpoint: str, key: bytes, agent: str, timeout: float) -> PipeChannel:
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -276,7 +277,7 @@ def _connect_pipe(endpoint: str, key: bytes, timeout: float) -> PipeChannel:
             time.sleep(_PIPE_BUSY_RETRY_S)
     channel = PipeChannel(pipe)
     try:
-        _prove(channel, key, deadline)
+        _prove(channel, key, agent, deadline)
     except BaseException:
         channel.close()
         raise

@@ -134,7 +134,7 @@ def _run(argv: Sequence[str], start: float) -> int:
         _say(str(exc))
         return EXIT_USAGE
     try:
-        channel = connect(options.endpoint, key, timeout=_remaining(start))
+        channel = connect(options.endpoint, key, options.requester, timeout=_remaining(start))
     except ConnectError as exc:
         _say(str(exc))
         return EXIT_UNREACHABLE

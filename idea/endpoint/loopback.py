@@ -1,12 +1,14 @@
 """The loopback protocol between ``idea mcp-server`` and the app (DESIGN.md §9.3), sans I/O.
 
-Frames: a 4-byte big-endian length, then the payload. Authentication (mutual, with the project
-secret as HMAC-SHA256 key) before anything else:
+Frames: a 4-byte big-endian length, then the payload. Authentication (mutual, with the agent's
+own key as HMAC-SHA256 key: ``agent_key(project secret, agent id)``, so a bridge can only be the
+agent it was declared for) before anything else:
     app    → bridge  nonce_a (32 bytes)
-    bridge → app     nonce_b (32 bytes) + HMAC(key, "bridge" + nonce_a + nonce_b)
+    bridge → app     nonce_b (32 bytes) + HMAC(key, "bridge" + nonce_a + nonce_b + agent) + agent
     app    → bridge  HMAC(key, "app" + nonce_b + nonce_a)       (or the connection is closed)
-Then msgpack maps: bridge ``hello`` → app ``welcome`` | ``reject``; then ``rpc`` frames both ways,
-each carrying one JSON-RPC message as bytes. Stdlib + msgpack only: the bridge imports this.
+Then msgpack maps: bridge ``hello`` (naming that same agent) → app ``welcome`` | ``reject``; then
+``rpc`` frames both ways, each carrying one JSON-RPC message as bytes. Stdlib + msgpack only: the
+bridge imports this.
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ from typing import Any
 
 import msgpack
 
-VERSION = 1
+VERSION = 2
 NONCE_BYTES = 32
 DIGEST_BYTES = 32
 MAX_FRAME = 64 * 1024 * 1024
+# Until the peer is authenticated and welcomed, a frame is a nonce, a proof or a hello: small. A
+# stranger on the socket cannot make the app buffer more than this per connection.
+PRE_AUTH_MAX_FRAME = 4096
 _HEADER = struct.Struct(">I")
 HEADER_BYTES = _HEADER.size
 
@@ -36,10 +41,10 @@ def encode_frame(payload: bytes) -> bytes:
     return _HEADER.pack(len(payload)) + payload
 
 
-def frame_length(header: bytes) -> int:
+def frame_length(header: bytes, limit: int = MAX_FRAME) -> int:
     (length,) = _HEADER.unpack(header)
-    if length > MAX_FRAME:
-        raise ProtocolError(f"frame of {length} bytes exceeds {MAX_FRAME}")
+    if length > limit:
+        raise ProtocolError(f"frame of {length} bytes exceeds {limit}")
     return int(length)
 
 
@@ -47,9 +52,10 @@ class FrameDecoder:
     """Bytes in, complete frame payloads out, whatever the chunking; a frame that comes in many
     chunks is copied once, when complete."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = MAX_FRAME) -> None:
         self._buffer = bytearray()
         self._need = HEADER_BYTES  # bytes the buffer must hold before anything can be decoded
+        self.limit = limit  # the largest frame accepted (raised once the peer is trusted)
 
     def feed(self, data: bytes) -> list[bytes]:
         if self._buffer:
@@ -61,7 +67,9 @@ class FrameDecoder:
         frames = []
         start, size = 0, len(data)
         while size - start >= HEADER_BYTES:
-            end = start + HEADER_BYTES + frame_length(data[start : start + HEADER_BYTES])
+            end = (
+                start + HEADER_BYTES + frame_length(data[start : start + HEADER_BYTES], self.limit)
+            )
             if end > size:
                 break
             frames.append(data[start + HEADER_BYTES : end])
@@ -69,15 +77,43 @@ class FrameDecoder:
         if start < size:
             self._buffer += memoryview(data)[start:]
             self._need = (
-                HEADER_BYTES + frame_length(data[start : start + HEADER_BYTES])
+                HEADER_BYTES + frame_length(data[start : start + HEADER_BYTES], self.limit)
                 if size - start >= HEADER_BYTES
                 else HEADER_BYTES
             )
         return frames
 
 
-def bridge_proof(key: bytes, nonce_app: bytes, nonce_bridge: bytes) -> bytes:
-    return hmac.new(key, b"bridge" + nonce_app + nonce_bridge, hashlib.sha256).digest()
+def agent_key(project_secret: bytes, agent_id: str) -> bytes:
+    """The key of one agent's bridges, derived from the project secret (held by the app only)."""
+    return hmac.new(
+        project_secret, b"idea agent key\0" + agent_id.encode("utf-8"), hashlib.sha256
+    ).digest()
+
+
+def bridge_proof(key: bytes, nonce_app: bytes, nonce_bridge: bytes, agent: str) -> bytes:
+    """The bridge's proof frame: its nonce, the HMAC, then the agent it claims to be."""
+    claim = agent.encode("utf-8")
+    digest = hmac.new(key, b"bridge" + nonce_app + nonce_bridge + claim, hashlib.sha256).digest()
+    return nonce_bridge + digest + claim
+
+
+def read_bridge_proof(payload: bytes) -> tuple[bytes, bytes, str]:
+    """(nonce_b, digest, agent) of a proof frame; raises ``ProtocolError``."""
+    head = NONCE_BYTES + DIGEST_BYTES
+    if len(payload) <= head:
+        raise ProtocolError("malformed proof: no agent named")
+    try:
+        agent = payload[head:].decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProtocolError("malformed proof: the agent is not UTF-8") from None
+    return payload[:NONCE_BYTES], payload[NONCE_BYTES:head], agent
+
+
+def bridge_digest(key: bytes, nonce_app: bytes, nonce_bridge: bytes, agent: str) -> bytes:
+    return bridge_proof(key, nonce_app, nonce_bridge, agent)[
+        NONCE_BYTES : NONCE_BYTES + DIGEST_BYTES
+    ]
 
 
 def app_proof(key: bytes, nonce_app: bytes, nonce_bridge: bytes) -> bytes:

@@ -27,8 +27,8 @@ from mcp.client.stdio import stdio_client
 import idea
 from idea.app.bootstrap import open_project
 from idea.domain.agent import Agent
-from idea.infrastructure.clis.declaration import mcp_server_entry
 from tests.fakes.ports.session_starter import FakeSessionStarter
+from tests.mcp_clients import declared_bridge
 
 TIMEOUT_S = 120
 
@@ -54,8 +54,7 @@ async def check_bridge(exe: Path, project: Path) -> None:
             Agent(id="id-helper", name="helper", profile="claude"),
         ):
             runtime.services.agents.save(agent)
-        services = runtime.services
-        entry = mcp_server_entry(services.info.id, "id-caller", services.paths.mcp_key)
+        entry = declared_bridge(runtime, "id-caller")
         # Run from source, the declaration says `python -m idea mcp-server ...`: the frozen
         # executable takes the place of `python -m idea`, and must not need the source tree.
         if list(entry.args[:3]) != ["-m", "idea", "mcp-server"]:

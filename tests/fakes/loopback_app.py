@@ -87,6 +87,7 @@ class FakeLoopbackApp:
         self.received: queue.Queue[Any] = queue.Queue()
         self.release = threading.Event()
         self.auth_failures = 0
+        self.proved_agent: str | None = None
         self.accepted = threading.Event()  # set once a connection was accepted
         self._stopping = threading.Event()
         self._listener: socket.socket | None = None
@@ -175,10 +176,14 @@ class FakeLoopbackApp:
         nonce_app = os.urandom(loopback.NONCE_BYTES)
         connection.send(nonce_app)
         reply = connection.recv()
-        if reply is None or len(reply) != loopback.NONCE_BYTES + loopback.DIGEST_BYTES:
+        if reply is None:
             return False
-        nonce_bridge, proof = reply[: loopback.NONCE_BYTES], reply[loopback.NONCE_BYTES :]
-        expected = loopback.bridge_proof(self.key, nonce_app, nonce_bridge)
+        try:
+            nonce_bridge, proof, agent = loopback.read_bridge_proof(reply)
+        except loopback.ProtocolError:
+            return False
+        self.proved_agent = agent
+        expected = loopback.bridge_digest(self.key, nonce_app, nonce_bridge, agent)
         if not loopback.proofs_match(expected, proof):
             self.auth_failures += 1
             return False  # the real app closes the connection without a word

@@ -85,7 +85,10 @@ async def test_declarations_point_at_the_listener(tmp_path):
             assert args[:3] == ["-m", "idea", "mcp-server"], cli
             assert args_value(args, "--endpoint") == listener.endpoint, cli
             assert args_value(args, "--project") == runtime.services.info.id, cli
-            assert Path(args_value(args, "--key-file")) == paths.mcp_key.resolve(), cli
+            requester = args_value(args, "--requester")
+            agent = runtime.services.agents.get_by_id(requester)
+            key_file = (paths.run_dir(agent.name) / "mcp.key").resolve()
+            assert Path(args_value(args, "--key-file")) == key_file, cli
         assert args_value(declared["claude"]["args"], "--requester") == "id-main"
         assert args_value(declared["codex"]["args"], "--requester") == "id-architect"
         assert args_value(declared["gemini"]["args"], "--requester") == "id-critic"

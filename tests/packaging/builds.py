@@ -18,7 +18,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from idea.app.runtime import ProjectRuntime
-from idea.infrastructure.clis.declaration import mcp_server_entry
+from tests.mcp_clients import declared_bridge
 
 ROOT = Path(__file__).resolve().parents[2]
 FROZEN = ROOT / "dist" / "idea" / ("idea.exe" if sys.platform == "win32" else "idea")
@@ -71,8 +71,7 @@ def packaged_env(**extra: str) -> dict[str, str]:
 
 def bridge_argv(runtime: ProjectRuntime, executable: Path, requester: str) -> list[str]:
     """IdeA's own declaration, with ``executable`` in place of ``python -m idea``."""
-    services = runtime.services
-    entry = mcp_server_entry(services.info.id, requester, services.paths.mcp_key)
+    entry = declared_bridge(runtime, requester)
     args = list(entry.args)
     assert args[:3] == ["-m", "idea", "mcp-server"]  # the tests run from source
     return [str(executable), *args[2:]]

@@ -49,7 +49,8 @@ def frozen_command(
     return appimage if inside and is_mount(appdir) else executable
 
 
-def mcp_server_entry(project_id: str, agent_id: str, key_file: Path) -> McpServerEntry:
+def mcp_server_entry(project_id: str, root: Path, agent_id: str, key_file: Path) -> McpServerEntry:
+    """How an agent's CLI starts the bridge to the project checked out in ``root``."""
     command, prefix = idea_invocation()
     env: dict[str, str] = {}
     if not getattr(sys, "frozen", False):
@@ -61,7 +62,7 @@ def mcp_server_entry(project_id: str, agent_id: str, key_file: Path) -> McpServe
         *prefix,
         "mcp-server",
         "--endpoint",
-        mcp_endpoint(project_id),
+        mcp_endpoint(project_id, str(root)),
         "--project",
         project_id,
         "--requester",

@@ -29,6 +29,7 @@ from idea.infrastructure.clis.declaration import mcp_server_entry, server_json, 
 from idea.infrastructure.files.atomic import write_atomic
 from idea.infrastructure.processes.executables import resolve_executable
 from idea.infrastructure.processes.run_dir import prepare_run_dir, record_pids
+from idea.infrastructure.stores.mcp_secret import write_agent_key
 from idea.infrastructure.stores.paths import ProjectPaths
 
 DECLARATION_FILE = "mcp.json"
@@ -111,15 +112,18 @@ class CliSessionStarter:
             run_dir=str(run_dir),
             env=env,
             context=agent.context,
-            mcp=self._mcp_entry(agent) if self._with_mcp and profile.mcp is not None else None,
+            mcp=self._mcp_entry(agent, run_dir)
+            if self._with_mcp and profile.mcp is not None
+            else None,
             resume_conversation_id=resume,
             model=agent.model,
             tool_timeout_s=self._tool_timeout_s,
             args=tuple(profile.command[1:]),
         )
 
-    def _mcp_entry(self, agent: Agent) -> McpServerEntry:
-        return mcp_server_entry(self._project_id, agent.id, self._paths.mcp_key)
+    def _mcp_entry(self, agent: Agent, run_dir: Path) -> McpServerEntry:
+        key_file = write_agent_key(self._paths.mcp_key, run_dir, agent.id)
+        return mcp_server_entry(self._project_id, self._paths.root, agent.id, key_file)
 
     @staticmethod
     def _generic_injection(spec: StructuredSpec, profile: Profile) -> TerminalInjection:

@@ -1,6 +1,8 @@
 """The project secret ``.ideai/run/mcp.key``: 32 random bytes, ``0600``, made once at first open.
 
-The MCP bridge proves with it that it was started by an agent of this project (DESIGN.md §9.3).
+Only the app reads it: each agent's bridge gets a key of its own derived from it
+(``write_agent_key``), so a bridge proves which agent started it and can be no other
+(DESIGN.md §9.3).
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+from idea.endpoint.loopback import agent_key
 from idea.infrastructure.files.atomic import read_bytes, write_atomic
 
 KEY_BYTES = 32
@@ -22,3 +25,14 @@ def ensure_project_key(path: Path) -> bytes:
     key = secrets.token_bytes(KEY_BYTES)
     write_atomic(path, key, mode=0o600)
     return key
+
+
+AGENT_KEY_FILE = "mcp.key"
+
+
+def write_agent_key(project_key: Path, run_dir: Path, agent_id: str) -> Path:
+    """Write the agent's own key (``0600``) into its run dir; the path its declaration names."""
+    path = run_dir / AGENT_KEY_FILE
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, agent_key(ensure_project_key(project_key), agent_id), mode=0o600)
+    return path

@@ -10,8 +10,8 @@ import pytest
 
 from idea.app.bootstrap import open_project
 from idea.domain.agent import Agent
-from idea.infrastructure.clis.declaration import mcp_server_entry
 from tests.fakes.ports.session_starter import FakeSessionStarter
+from tests.mcp_clients import declared_bridge
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket endpoint")
 
@@ -30,8 +30,7 @@ class Bridge:
 
     @classmethod
     async def start(cls, runtime):
-        services = runtime.services
-        entry = mcp_server_entry(services.info.id, "id-caller", services.paths.mcp_key)
+        entry = declared_bridge(runtime, "id-caller")
         proc = await asyncio.create_subprocess_exec(
             entry.command,
             *entry.args,

@@ -49,14 +49,23 @@ async def test_well_formed_request_is_answered_and_archived(runtime):
     assert (line["source"], line["action"], line["requester"]) == ("file", "agent.message", None)
 
 
-async def test_requester_field_naming_an_agent_is_the_requester(runtime):
+async def test_a_request_files_requester_is_claimed_and_sets_no_agents_row(runtime):
     folder = runtime.services.paths.orchestrator
     write_request(
         folder, "r2", {"action": "workstate.set", "status": "working", "requester": "helper"}
     )
-    assert (await response(folder, "r2"))["ok"] is True
-    board = runtime.services.work_state.load()
-    assert board.rows["id-helper"].status.value == "working"
+    answer = await response(folder, "r2")
+    assert answer["error"]["code"] == "FORBIDDEN"
+    assert "only claimed" in answer["error"]["message"]
+    assert "id-helper" not in runtime.services.work_state.load().rows
+    write_request(folder, "r3", {"action": "workstate.get", "requester": "helper"})
+    assert (await response(folder, "r3"))["ok"] is True
+    lines = runtime.services.paths.delegations_log.read_text(encoding="utf-8").splitlines()
+    logged = [json.loads(line) for line in lines]
+    assert [(d["requester"], d["requester_claimed"]) for d in logged] == [
+        ("id-helper", True),
+        ("id-helper", True),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -39,10 +39,10 @@ def test_frames_both_ways_and_mutual_proof(pair):
     def app_side():
         app.sendall(loopback.encode_frame(nonce_app))
         frames = app_frames(app)
-        answer = next(frames)
-        nonce_bridge = answer[:32]
+        nonce_bridge, digest, agent = loopback.read_bridge_proof(next(frames))
+        assert agent == "agent-a"
         assert loopback.proofs_match(
-            loopback.bridge_proof(KEY, nonce_app, nonce_bridge), answer[32:]
+            loopback.bridge_digest(KEY, nonce_app, nonce_bridge, agent), digest
         )
         app.sendall(loopback.encode_frame(loopback.app_proof(KEY, nonce_app, nonce_bridge)))
         assert next(frames) == b"ping"
@@ -50,7 +50,7 @@ def test_frames_both_ways_and_mutual_proof(pair):
 
     thread = threading.Thread(target=app_side)
     thread.start()
-    _prove(channel, KEY, deadline=time.monotonic() + 5)
+    _prove(channel, KEY, "agent-a", deadline=time.monotonic() + 5)
     channel.send(b"ping")
     assert channel.recv(timeout=5) == b"pong"
     thread.join(5)

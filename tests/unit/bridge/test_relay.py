@@ -324,7 +324,13 @@ def test_hello_then_request_answer_then_stdin_eof(runs, channel_type):
     channel = channel_type(app=echo_app)
     run = runs(channel)
     hello = channel.sent.get(timeout=WAIT)
-    assert hello == {"t": "hello", "v": 1, "project": "proj", "requester": "agent-a", "pid": 4242}
+    assert hello == {
+        "t": "hello",
+        "v": loopback.VERSION,
+        "project": "proj",
+        "requester": "agent-a",
+        "pid": 4242,
+    }
     run.stdin.feed_json({"jsonrpc": "2.0", "id": 1, "method": "initialize"})
     assert run.stdout.wait_lines(1) == [jsonrpc.result(1, {"echo": "initialize"})]
     run.stdin.eof()

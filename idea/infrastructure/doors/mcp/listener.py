@@ -3,10 +3,11 @@
 POSIX: a Unix socket in a ``0700`` folder, the socket itself ``0600``, served by an asyncio
 ``Protocol`` (each frame is handled in the callback that received it: no task, no stream wake-up
 per message). Windows: a named pipe (``pipe_server_windows``) served through asyncio streams. Both
-drive the same ``_Link``: every connection must prove it holds the project secret and name an
-agent of the project before anything is served; then each ``rpc`` frame goes to the connection's
-handler, synchronously. A peer that misbehaves or leaves affects nobody else; ``stop`` ends every
-connection, waits for their handlers to close and removes the socket.
+drive the same ``_Link``: every connection must prove it holds the key of the agent it names (a
+key derived from the project secret, one per agent) before anything is served, and frames stay
+small until then; then each ``rpc`` frame goes to the connection's handler, synchronously. A peer
+that misbehaves or leaves affects nobody else; ``stop`` ends every connection, waits for their
+handlers to close and removes the socket.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from idea.application.tasks import TaskSet
-from idea.domain.errors import Conflict
+from idea.domain.errors import Conflict, Unavailable
 from idea.endpoint import loopback
 from idea.endpoint.naming import ensure_endpoint_dir
 
@@ -92,7 +93,10 @@ class McpListener:
             except OSError as exc:
                 raise Conflict(f"this project is already open in another IdeA ({exc})") from exc
             return
-        ensure_endpoint_dir(self.endpoint)
+        try:
+            ensure_endpoint_dir(self.endpoint)
+        except PermissionError as exc:
+            raise Unavailable(f"MCP endpoint: {exc}") from exc
         if os.path.exists(self.endpoint):
             if _someone_listens(self.endpoint):
                 raise Conflict(
@@ -137,7 +141,8 @@ class McpListener:
         try:
             while not link.ended:
                 header = await reader.readexactly(loopback.HEADER_BYTES)
-                link.frame(await reader.readexactly(loopback.frame_length(header)))
+                length = loopback.frame_length(header, link.frame_limit)
+                link.frame(await reader.readexactly(length))
                 await writes.drained()  # a client that does not read is not read either
         except (loopback.ProtocolError, OSError, asyncio.IncompleteReadError) as exc:
             link.lost(exc)
@@ -184,6 +189,7 @@ class _Link:
         self._output = output
         self._nonce = secrets.token_bytes(loopback.NONCE_BYTES)
         self._state = "proof"
+        self._agent: str | None = None
         self._handler: ConnectionHandler | None = None
         self.serving: asyncio.Task[None] | None = None  # the stream reader's task (Windows)
         self.ended = False
@@ -192,6 +198,11 @@ class _Link:
         )
         listener._opened(self)
         output.write(loopback.encode_frame(self._nonce))
+
+    @property
+    def frame_limit(self) -> int:
+        """The largest frame the peer may send now: small until it is welcomed."""
+        return loopback.MAX_FRAME if self._handler is not None else loopback.PRE_AUTH_MAX_FRAME
 
     def frame(self, payload: bytes) -> None:
         """One frame from the peer; raises ``loopback.ProtocolError``."""
@@ -209,18 +220,22 @@ class _Link:
             self._hello(loopback.unpack(payload))
 
     def _prove(self, answer: bytes) -> None:
-        nonce_bridge, proof = answer[: loopback.NONCE_BYTES], answer[loopback.NONCE_BYTES :]
-        expected = loopback.bridge_proof(self._listener._key, self._nonce, nonce_bridge)
-        if len(nonce_bridge) != loopback.NONCE_BYTES or not loopback.proofs_match(expected, proof):
+        nonce_bridge, proof, agent = loopback.read_bridge_proof(answer)
+        key = loopback.agent_key(self._listener._key, agent)
+        expected = loopback.bridge_digest(key, self._nonce, nonce_bridge, agent)
+        if not loopback.proofs_match(expected, proof):
             log.warning("MCP endpoint: a client failed authentication")
             self.close()  # no proof of ours: the peer learns nothing
             return
         self._state = "hello"
-        app_proof = loopback.app_proof(self._listener._key, self._nonce, nonce_bridge)
+        self._agent = agent  # what the key proves; the hello must name the same agent
+        app_proof = loopback.app_proof(key, self._nonce, nonce_bridge)
         self._output.write(loopback.encode_frame(app_proof))
 
     def _hello(self, hello: dict[str, object]) -> None:
         verdict = self._listener._welcome(hello)
+        if isinstance(verdict, str) and verdict != self._agent:
+            verdict = ("FORBIDDEN", "the hello names another agent than the key proves")
         if isinstance(verdict, tuple):
             self._output.write(loopback.encode_frame(loopback.reject(*verdict)))
             self.close()
@@ -261,7 +276,7 @@ class _FrameProtocol(asyncio.Protocol):
 
     def __init__(self, listener: McpListener) -> None:
         self._listener = listener
-        self._decoder = loopback.FrameDecoder()
+        self._decoder = loopback.FrameDecoder(loopback.PRE_AUTH_MAX_FRAME)
         self._link: _Link | None = None
         self._transport: asyncio.Transport | None = None
 
@@ -279,6 +294,7 @@ class _FrameProtocol(asyncio.Protocol):
                 link.frame(frame)
                 if link.ended:
                     return
+                self._decoder.limit = link.frame_limit
         except loopback.ProtocolError as exc:
             link.lost(exc)
         except Exception:  # a bug, or a store failing under is_agent: this connection only

@@ -29,8 +29,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from idea.infrastructure.clis.declaration import mcp_server_entry, server_json, write_declaration
-from tests.mcp_clients import IDEA_TOOLS, fake_agents_runtime
+from idea.infrastructure.clis.declaration import server_json, write_declaration
+from tests.mcp_clients import IDEA_TOOLS, declared_bridge, fake_agents_runtime
 from tests.real_cli.clis import NODE_MODULES, kill_tree, pinned_node
 
 INSPECTOR_PACKAGE = NODE_MODULES / "@modelcontextprotocol" / "inspector"
@@ -195,8 +195,7 @@ def inspector(runtime, tmp_path) -> Inspector:
     config.write_text(
         json.dumps({"mcpServers": {"other": {"command": "false", "args": []}}}), "utf-8"
     )
-    services = runtime.services
-    entry = mcp_server_entry(services.info.id, "id-caller", services.paths.mcp_key)
+    entry = declared_bridge(runtime, "id-caller")
     write_declaration(config, server_json(entry))
     home = tmp_path / "home"
     home.mkdir()

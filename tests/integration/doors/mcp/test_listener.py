@@ -62,18 +62,22 @@ async def read_frame(reader):
     return await reader.readexactly(loopback.frame_length(header))
 
 
-async def connect(endpoint, key=KEY, project="project-1", requester="agent-a"):
-    """The bridge's side of the handshake; returns (reader, writer, first message or None)."""
+async def connect(endpoint, key=KEY, project="project-1", requester="agent-a", proves=None):
+    """The bridge's side of the handshake with the key of agent ``proves`` (default: the
+    requester), derived from the project key; returns (reader, writer, first message or None)."""
+    proves = requester if proves is None else proves
     reader, writer = await asyncio.open_unix_connection(endpoint)
     nonce_app = await read_frame(reader)
     nonce_bridge = secrets.token_bytes(32)
-    proof = loopback.bridge_proof(key, nonce_app, nonce_bridge)
-    writer.write(loopback.encode_frame(nonce_bridge + proof))
+    agent_key = loopback.agent_key(key, proves)
+    writer.write(
+        loopback.encode_frame(loopback.bridge_proof(agent_key, nonce_app, nonce_bridge, proves))
+    )
     try:
         app = await asyncio.wait_for(read_frame(reader), 5)
     except asyncio.IncompleteReadError:
         return reader, writer, None
-    assert loopback.proofs_match(loopback.app_proof(key, nonce_app, nonce_bridge), app)
+    assert loopback.proofs_match(loopback.app_proof(agent_key, nonce_app, nonce_bridge), app)
     writer.write(loopback.encode_frame(loopback.hello(project, requester, os.getpid())))
     return reader, writer, loopback.unpack(await asyncio.wait_for(read_frame(reader), 5))
 
@@ -90,7 +94,7 @@ async def rpc(reader, writer, data):
 
 async def test_authenticated_agent_is_served(listener):
     reader, writer, first = await connect(listener.endpoint)
-    assert first == {"t": "welcome", "v": 1}
+    assert first == {"t": "welcome", "v": loopback.VERSION}
     assert await rpc(reader, writer, b"abc") == b"agent-a:cba"
     await close(writer)
 
@@ -129,6 +133,22 @@ async def test_garbage_instead_of_a_proof_is_dropped(listener):
     _, ok_writer, first = await connect(listener.endpoint)
     assert first["t"] == "welcome"
     await close(ok_writer)
+
+
+async def test_before_authentication_a_large_frame_is_refused_unbuffered(listener):
+    reader, writer = await asyncio.open_unix_connection(listener.endpoint)
+    await read_frame(reader)
+    # Announces 64 MiB; the app drops the connection at the header instead of buffering it.
+    big = loopback.PRE_AUTH_MAX_FRAME + 1
+    writer.write(big.to_bytes(4, "big") + b"x" * 1024)
+    assert await asyncio.wait_for(reader.read(), 5) == b""
+    await close(writer)
+    # After the welcome, frames up to the full limit flow.
+    reader, writer, first = await connect(listener.endpoint)
+    assert first["t"] == "welcome"
+    payload = b"y" * (loopback.PRE_AUTH_MAX_FRAME * 4)
+    assert await rpc(reader, writer, payload) == b"agent-a:" + payload[::-1]
+    await close(writer)
 
 
 async def test_permissions(listener):
@@ -191,4 +211,27 @@ async def test_stop_ends_every_connection(listener):
     assert await asyncio.wait_for(reader.read(), 5) == b""
     assert EchoHandler.closed == ["agent-a"]
     assert not os.path.exists(listener.endpoint)
+    await close(writer)
+
+
+async def test_a_bridge_is_only_the_agent_its_key_was_made_for(listener):
+    # agent-b's key cannot pass for agent-a: the proof is checked with agent-a's key.
+    reader, writer = await asyncio.open_unix_connection(listener.endpoint)
+    nonce_app = await read_frame(reader)
+    b_key = loopback.agent_key(KEY, "agent-b")
+    forged = loopback.bridge_proof(b_key, nonce_app, secrets.token_bytes(32), "agent-b")
+    forged = forged[: -len(b"agent-b")] + b"agent-a"  # claims agent-a with agent-b's HMAC
+    writer.write(loopback.encode_frame(forged))
+    assert await asyncio.wait_for(reader.read(), 5) == b""
+    await close(writer)
+    # A genuine agent-b key, but a hello naming agent-a: refused.
+    _, writer, first = await connect(listener.endpoint, requester="agent-a", proves="agent-b")
+    assert first["t"] == "reject" and first["code"] == "FORBIDDEN", first
+    await close(writer)
+    # The project secret itself is not an agent key either.
+    reader, writer = await asyncio.open_unix_connection(listener.endpoint)
+    nonce_app = await read_frame(reader)
+    raw = loopback.bridge_proof(KEY, nonce_app, secrets.token_bytes(32), "agent-a")
+    writer.write(loopback.encode_frame(raw))
+    assert await asyncio.wait_for(reader.read(), 5) == b""
     await close(writer)

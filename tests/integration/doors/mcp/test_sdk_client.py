@@ -14,8 +14,7 @@ from mcp.client.stdio import stdio_client
 from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
 from idea.domain.profile import Mode
-from idea.infrastructure.clis.declaration import mcp_server_entry
-from tests.mcp_clients import IDEA_TOOLS, fake_agents_runtime
+from tests.mcp_clients import IDEA_TOOLS, declared_bridge, fake_agents_runtime
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket endpoint")
 
@@ -28,8 +27,7 @@ async def runtime(tmp_path):
 
 def server_params(runtime, requester: str) -> StdioServerParameters:
     """Exactly what IdeA declares to an agent's CLI (the same function the launch uses)."""
-    info = runtime.services
-    entry = mcp_server_entry(info.info.id, requester, info.paths.mcp_key)
+    entry = declared_bridge(runtime, requester)
     env = {"PATH": os.environ.get("PATH", ""), **entry.env}
     return StdioServerParameters(command=entry.command, args=list(entry.args), env=env)
 

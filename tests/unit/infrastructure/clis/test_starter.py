@@ -2,6 +2,7 @@
 
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -11,12 +12,14 @@ from idea.application.session_ports import StructuredSpec
 from idea.domain.agent import Agent
 from idea.domain.errors import Unavailable
 from idea.domain.profile import AdapterKind, McpConfigFile, McpEnv, McpFlag, Profile
+from idea.endpoint import loopback
 from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.clis.adapter import CliAdapter
 from idea.infrastructure.clis.claude.terminal import claude_terminal
 from idea.infrastructure.clis.declaration import write_declaration
 from idea.infrastructure.clis.starter import CliSessionStarter
 from idea.infrastructure.processes.run_dir import read_pid_records
+from idea.infrastructure.stores.mcp_secret import ensure_project_key
 from idea.infrastructure.stores.paths import ProjectPaths
 from tests.fakes.ports.agent_session import FakeAgentSession
 from tests.fakes.ports.terminal import FakeProgram, FakeTerminalLauncher
@@ -80,9 +83,14 @@ async def test_terminal_gets_declaration_context_and_pid_record(
     assert server["command"] == sys.executable
     args = server["args"]
     assert args[:3] == ["-m", "idea", "mcp-server"]
-    assert args[args.index("--endpoint") + 1] == mcp_endpoint("project-id")
+    assert args[args.index("--endpoint") + 1] == mcp_endpoint("project-id", str(project.root))
     assert args[args.index("--requester") + 1] == "agent-1"
-    assert args[args.index("--key-file") + 1] == str(project.mcp_key.resolve())
+    # The agent's own key, derived from the project secret, not the secret itself.
+    key_file = Path(args[args.index("--key-file") + 1])
+    assert key_file == (run_dir / "mcp.key").resolve()
+    secret = ensure_project_key(project.mcp_key)
+    assert key_file.read_bytes() == loopback.agent_key(secret, "agent-1") != secret
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
 
     assert spec.argv[0] == str(tmp_path / "bin" / "tool")
     assert spec.argv[1] == "--fancy"
@@ -129,7 +137,9 @@ async def test_structured_spec_and_pid_records(project, tmp_path):
     assert spec.resume_conversation_id == "c-9"
     assert spec.tool_timeout_s == 42
     assert spec.mcp is not None
-    assert spec.mcp.args[spec.mcp.args.index("--endpoint") + 1] == mcp_endpoint("project-id")
+    assert spec.mcp.args[spec.mcp.args.index("--endpoint") + 1] == mcp_endpoint(
+        "project-id", str(project.root)
+    )
     assert [r.pid for r in read_pid_records(project.run_dir("dev"))] == [os.getpid()]
     await session.shutdown()
 

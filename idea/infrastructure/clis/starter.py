@@ -9,6 +9,7 @@ profile gets the generic declaration of its ``mcp`` capability (DESIGN.md §9.5)
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -28,7 +29,9 @@ from idea.infrastructure.clis.adapter import CliAdapter, TerminalInjection
 from idea.infrastructure.clis.declaration import mcp_server_entry, server_json, write_declaration
 from idea.infrastructure.files.atomic import write_atomic
 from idea.infrastructure.processes.executables import resolve_executable
+from idea.infrastructure.processes.leftovers import PROJECT_ROOT_VAR
 from idea.infrastructure.processes.run_dir import prepare_run_dir, record_pids
+from idea.infrastructure.processes.tree import SESSION_TAG_VAR
 from idea.infrastructure.stores.mcp_secret import write_agent_key
 from idea.infrastructure.stores.paths import ProjectPaths
 
@@ -102,8 +105,10 @@ class CliSessionStarter:
         run_dir = prepare_run_dir(self._paths.run_dir(agent.name))
         env = {
             **self._base_env,
-            "IDEA_PROJECT_ROOT": str(self._paths.root),
+            PROJECT_ROOT_VAR: str(self._paths.root),
             "IDEA_AGENT": agent.name,
+            # Finds what escapes the session's process tree, when it stops (processes/tree.py).
+            SESSION_TAG_VAR: uuid.uuid4().hex,
         }
         return StructuredSpec(
             kind=profile.structured or AdapterKind.CLAUDE,

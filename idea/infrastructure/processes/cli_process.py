@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 
 from idea.domain.errors import Unavailable
-from idea.infrastructure.processes.tree import kill_tree_async
+from idea.infrastructure.processes.tree import SESSION_TAG_VAR, kill_tagged, kill_tree_async
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +31,10 @@ class CliProcess:
         name: str,
         on_stdout: Callable[[bytes], None],
         on_exit: Callable[[int], None],
+        tag: str | None = None,
     ) -> None:
         self._proc = proc
+        self._tag = tag
         self._name = name
         self._on_stdout = on_stdout
         self._on_exit = on_exit
@@ -76,7 +78,8 @@ class CliProcess:
             )
         except OSError as exc:
             raise Unavailable(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
-        return cls(proc, os.path.basename(argv[0]), on_stdout, on_exit)
+        tag = env.get(SESSION_TAG_VAR)
+        return cls(proc, os.path.basename(argv[0]), on_stdout, on_exit, tag)
 
     @property
     def pid(self) -> int:
@@ -111,9 +114,11 @@ class CliProcess:
         return self._exit_code
 
     async def kill(self, grace_s: float = 1.0) -> int:
-        """Kill the whole tree (idempotent) and return the exit code."""
+        """Kill the whole tree, what escaped it included (idempotent); the exit code."""
         if self._exit_code is None:
-            await kill_tree_async(self._proc.pid, grace_s=grace_s)
+            await kill_tree_async(self._proc.pid, grace_s, self._tag)
+        elif self._tag:  # gone (its pid may be reused): what it left behind carries the tag
+            await asyncio.to_thread(kill_tagged, SESSION_TAG_VAR, self._tag, grace_s)
         return await self.wait()
 
     async def _pump_stdout(self) -> None:

@@ -1,7 +1,10 @@
-"""Processes a previous run left behind (DESIGN.md §7 step 3): found by their pid records.
+"""Processes a previous run left behind (DESIGN.md §7 step 3): found by their pid records, and
+by the project root every agent process carries in its environment (``IDEA_PROJECT_ROOT``), which
+finds the ones that left their tree (a double fork, ``setsid``) before the crash.
 
 A record names a process by pid AND creation time, so a pid reused by an unrelated process is
-never touched. Records are removed once handled.
+never touched. Records are removed once handled. Called at open, before any agent of this
+checkout runs (the project lock is held), so every process so tagged is a leftover.
 """
 
 from __future__ import annotations
@@ -10,10 +13,12 @@ import contextlib
 import logging
 
 from idea.infrastructure.processes.run_dir import PIDS_FILE, read_pid_records
-from idea.infrastructure.processes.tree import ProcessRecord, is_alive, kill_tree
+from idea.infrastructure.processes.tree import ProcessRecord, is_alive, kill_tagged, kill_tree
 from idea.infrastructure.stores.paths import ProjectPaths
 
 log = logging.getLogger(__name__)
+
+PROJECT_ROOT_VAR = "IDEA_PROJECT_ROOT"  # set by clis/starter.py for every agent process
 
 
 def kill_leftover_processes(paths: ProjectPaths) -> list[ProcessRecord]:
@@ -29,4 +34,7 @@ def kill_leftover_processes(paths: ProjectPaths) -> list[ProcessRecord]:
                 killed.append(record)
         with contextlib.suppress(FileNotFoundError):
             (run_dir / PIDS_FILE).unlink()
+    for pid in kill_tagged(PROJECT_ROOT_VAR, str(paths.root)):
+        log.warning("killed leftover process %s that had left its agent's tree", pid)
+        killed.append(ProcessRecord(pid, 0.0))
     return killed

@@ -1,8 +1,10 @@
 """Kill a process with all its descendants, and recognise a process across restarts.
 
 Invariant: ``kill_tree`` returns only once no process of the tree (the root, every descendant it
-had when the kill began or acquired on the way, and on POSIX its process group when it leads one)
-is alive, or once its bounded wait has run out (it then returns False). A zombie counts as dead:
+had when the kill began or acquired on the way, on POSIX its process group and session when it
+leads them, and every process of this user tagged with the session's ``SESSION_TAG_VAR``, which
+finds what left the tree: a double fork, ``setsid``) is alive, or once its bounded wait has run out
+(it then returns False). A zombie counts as dead:
 its parent reaps it, and ``kill_tree`` never reaps anything itself, so a caller's own ``waitpid``
 still gets the exit status. ``is_alive`` compares pid AND creation time, so a reused pid is not
 mistaken for the recorded process. psutil errors are translated into ``IdeaError``s here.
@@ -22,7 +24,19 @@ import psutil
 
 from idea.domain.errors import Forbidden, Invalid, NotFound
 
-__all__ = ["ProcessRecord", "is_alive", "kill_tree", "kill_tree_async"]
+__all__ = [
+    "SESSION_TAG_VAR",
+    "ProcessRecord",
+    "is_alive",
+    "kill_tagged",
+    "kill_tree",
+    "kill_tree_async",
+    "tagged",
+]
+
+# Every process IdeA starts for an agent carries this in its environment, with a value of its own
+# per session; children inherit it, whatever becomes of their parent.
+SESSION_TAG_VAR = "IDEA_SESSION_TAG"
 
 # psutil computes creation times from clock ticks (10 ms on Linux); a pid is never reused that fast.
 _CREATE_TIME_TOLERANCE_S = 0.01
@@ -120,6 +134,36 @@ def _wait_gone(procs: dict[int, psutil.Process], timeout: float) -> dict[int, ps
         time.sleep(_POLL_S)
 
 
+def tagged(var: str, value: str) -> list[psutil.Process]:
+    """This user's processes whose environment holds ``var=value`` (never this process)."""
+    found: list[psutil.Process] = []
+    me = os.getpid()
+    for proc in psutil.process_iter():
+        if proc.pid == me:
+            continue
+        with contextlib.suppress(psutil.Error, OSError):
+            if proc.environ().get(var) == value:
+                found.append(proc)
+    return found
+
+
+def _same_session(pid: int) -> list[psutil.Process]:
+    """The members of the session ``pid`` leads (POSIX): background jobs that left its tree."""
+    if os.name != "posix":
+        return []
+    try:
+        if os.getsid(pid) != pid or pid == os.getsid(0):
+            return []
+    except OSError:
+        return []
+    members: list[psutil.Process] = []
+    for proc in psutil.process_iter():
+        with contextlib.suppress(OSError, psutil.Error):
+            if proc.pid != pid and os.getsid(proc.pid) == pid:
+                members.append(proc)
+    return members
+
+
 def _group_led_by(pid: int) -> int | None:
     if os.name != "posix":
         return None
@@ -138,23 +182,43 @@ def _escalation() -> tuple[int | None, ...]:
     return (signal.SIGTERM, None)
 
 
-def kill_tree(pid: int, grace_s: float = 1.0) -> bool:
+def kill_tree(pid: int, grace_s: float = 1.0, tag: str | None = None) -> bool:
     """Kill ``pid`` and its descendants, escalating; True once all are dead (bounded wait).
 
-    POSIX: SIGHUP, then SIGTERM, then SIGKILL, each after ``grace_s`` if some still live.
-    Windows: terminate, then kill. Raises ``Invalid`` for the current process.
+    With ``tag`` (the session's ``SESSION_TAG_VAR`` value) the processes that escaped the tree
+    die too, even once the root is gone. POSIX: SIGHUP, then SIGTERM, then SIGKILL, each after
+    ``grace_s`` if some still live. Windows: terminate, then kill. Raises ``Invalid`` for the
+    current process.
     """
     if pid == os.getpid():
         raise Invalid("refusing to kill the current process")
+    roots: list[psutil.Process] = []
     try:
-        root = psutil.Process(pid)
+        roots.append(psutil.Process(pid))
     except psutil.NoSuchProcess:
-        return True
+        pass
     except psutil.AccessDenied as exc:
         raise Forbidden(f"process {pid} cannot be inspected") from exc
-    group = _group_led_by(pid)
+    group = _group_led_by(pid) if roots else None
+    roots += _same_session(pid) if roots else []
+    roots += tagged(SESSION_TAG_VAR, tag) if tag else []
+    if not roots:
+        return True
     # Collected before any signal: once the root dies its children are re-parented and lost.
-    procs = _with_descendants([root])
+    procs = _with_descendants(roots)
+    return _kill_all(procs, group, grace_s)
+
+
+def kill_tagged(var: str, value: str, grace_s: float = 1.0) -> list[int]:
+    """Kill (escalating) every process of this user whose environment holds ``var=value``, with
+    its descendants; the pids found."""
+    procs = _with_descendants(tagged(var, value))
+    if procs:
+        _kill_all(procs, None, grace_s)
+    return sorted(procs)
+
+
+def _kill_all(procs: dict[int, psutil.Process], group: int | None, grace_s: float) -> bool:
     steps = _escalation()
     for index, sig in enumerate(steps):
         last = index == len(steps) - 1
@@ -167,6 +231,6 @@ def kill_tree(pid: int, grace_s: float = 1.0) -> bool:
     return False
 
 
-async def kill_tree_async(pid: int, grace_s: float = 1.0) -> bool:
+async def kill_tree_async(pid: int, grace_s: float = 1.0, tag: str | None = None) -> bool:
     """``kill_tree`` on a worker thread, so the event loop keeps running while it waits."""
-    return await asyncio.to_thread(kill_tree, pid, grace_s)
+    return await asyncio.to_thread(kill_tree, pid, grace_s, tag)

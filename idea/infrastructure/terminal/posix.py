@@ -24,7 +24,7 @@ import ptyprocess
 
 from idea.application.session_ports import TerminalSpec, Unsubscribe
 from idea.domain.errors import Unavailable
-from idea.infrastructure.processes.tree import kill_tree_async
+from idea.infrastructure.processes.tree import SESSION_TAG_VAR, kill_tagged, kill_tree_async
 from idea.infrastructure.terminal.common import (
     Listeners,
     call_one,
@@ -88,7 +88,8 @@ class PosixPtyLauncher:
             )
         except Exception as exc:  # ptyprocess re-raises the child's exec error by class name
             raise Unavailable(f"cannot start {spec.argv[0]!r}: {exc}") from exc
-        return PosixPtySession(proc, scrollback, asyncio.get_running_loop(), self._grace_s)
+        tag = spec.env.get(SESSION_TAG_VAR)
+        return PosixPtySession(proc, scrollback, asyncio.get_running_loop(), self._grace_s, tag)
 
 
 class PosixPtySession:
@@ -100,8 +101,10 @@ class PosixPtySession:
         scrollback: Scrollback,
         loop: asyncio.AbstractEventLoop,
         grace_s: float,
+        tag: str | None = None,
     ) -> None:
         self._proc = proc
+        self._tag = tag
         self._pid: int = proc.pid
         self._fd: int = proc.fd
         self._loop = loop
@@ -294,11 +297,14 @@ class PosixPtySession:
         if self._exit_code is None:
             self._killing = True
             try:
-                await kill_tree_async(self._pid, self._grace_s)
+                await kill_tree_async(self._pid, self._grace_s, self._tag)
             finally:
                 self._killing = False
             if not self._open:
                 self._kick_reap()
+        elif self._tag:
+            # The program is gone (its pid may be reused): what it left behind carries the tag.
+            await asyncio.to_thread(kill_tagged, SESSION_TAG_VAR, self._tag, self._grace_s)
         if await self._exited_within(_HANGUP_AFTER_KILL_S):
             return
         log.warning("terminal of pid %d still held open after its tree was killed", self._pid)

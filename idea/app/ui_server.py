@@ -153,6 +153,8 @@ class UiServer:
         index = relative in ("", "index.html")
         if index:
             headers["Cache-Control"] = "no-store"
+        if "\0" in relative:  # no file has such a name (and Path would raise on it)
+            raise web.HTTPNotFound(headers=headers)
         target = (self.dist / (relative if not index else "index.html")).resolve()
         response: web.StreamResponse
         if not target.is_relative_to(self.dist) or not target.is_file():
@@ -194,6 +196,8 @@ class UiServer:
                 message = json.loads(data)
             except ValueError:
                 raise Invalid("message: not JSON") from None
+            except RecursionError:
+                raise Invalid("message: nested too deeply") from None
             if not isinstance(message, dict):
                 raise Invalid("message: expected an object {id, method, params}")
             request_id = message.get("id")

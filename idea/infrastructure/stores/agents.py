@@ -111,10 +111,13 @@ class MarkdownAgentStore:
             raise os_error("list", self._paths.agents, exc) from exc
         files = []
         for name in names:
-            if is_slug(name[:-3]):
-                files.append(self._paths.agents / name)
-            else:
+            path = self._paths.agents / name
+            if not is_slug(name[:-3]):
                 log.warning("ignoring %s: the file name is not a valid agent name", name)
+            elif not path.is_file():  # a folder (or a FIFO) named like an agent is no agent
+                log.warning("ignoring %s: not a regular file", name)
+            else:
+                files.append(path)
         return files
 
     def _read(self, path: Path) -> Agent | None:

@@ -271,7 +271,12 @@ async def test_websocket_from_localhost_origin_with_the_token_is_accepted(ui):
 
 async def test_files_outside_dist_and_missing_files_are_not_served(ui):
     server, client = ui
-    for raw in ("/..%2Fsecret.txt", "/assets/..%2F..%2Fsecret.txt", "/nope.js"):
+    for raw in (
+        "/..%2Fsecret.txt",
+        "/assets/..%2F..%2Fsecret.txt",
+        "/nope.js",
+        "/index.html%00.js",
+    ):
         response = await client.get(URL(f"{raw}?token={server.token}", encoded=True))
         assert response.status == 404, raw
 
@@ -325,6 +330,9 @@ async def test_malformed_messages_get_an_error_reply_and_the_connection_lives_on
     await api.ws.send_bytes(b"\x01\x00")
     await api.until(lambda: None in api.replies)
     assert api.replies.pop(None)["error"]["code"] == "INVALID"
+    await api.ws.send_str("[" * 100_000 + "]" * 100_000)  # deeper than the JSON parser goes
+    await api.until(lambda: None in api.replies)
+    assert "nested too deeply" in api.replies.pop(None)["error"]["message"]
     assert (await api.ok("project.info"))["name"] == "project"
 
 

@@ -1,4 +1,5 @@
 import json
+import os
 
 import pytest
 
@@ -213,3 +214,12 @@ def test_agent_edited_on_disk_is_read_again(paths, clock):
     assert store.get("dev").context == "three!"
     paths.agent_file("dev").unlink()
     assert store.all() == []
+
+
+def test_a_folder_or_a_fifo_named_like_an_agent_is_ignored_not_fatal(paths, clock):
+    agents = MarkdownAgentStore(paths, clock, SequentialIds("a"), lambda _: None)
+    agents.save(Agent(id="id-a", name="a", profile="claude"))
+    (paths.agents / "x.md").mkdir()
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(paths.agents / "y.md")
+    assert [a.name for a in agents.all()] == ["a"]

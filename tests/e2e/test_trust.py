@@ -3,20 +3,16 @@ says exactly what it would run, refuses a launch, and runs once the user clicks 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import CHROMIUM, NO_CHROMIUM, idea_serve, make_project, screenshot
+from tests.e2e.conftest import idea_serve, make_project, screenshot
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.mark.timeout(120)
 def test_restricted_banner_lists_the_command_refuses_then_trusts(tmp_path, page: Page) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(NO_CHROMIUM)
     project = make_project(tmp_path)
     with idea_serve(tmp_path, project, trust=False) as (url, _):
         page.goto(url)
@@ -45,8 +41,6 @@ def test_restricted_banner_lists_the_command_refuses_then_trusts(tmp_path, page:
 
 @pytest.mark.timeout(120)
 def test_stay_restricted_hides_the_banner_and_keeps_refusing(tmp_path, page: Page) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(NO_CHROMIUM)
     with idea_serve(tmp_path, make_project(tmp_path), trust=False) as (url, _):
         page.goto(url)
         banner = page.locator(".banner.trust")

@@ -137,7 +137,7 @@ class CliSessionStarter:
         env: dict[str, str] = {}
         args: list[str] = []
         if spec.context:
-            context_file = _inside(run_dir, profile.context_file or CONTEXT_FILE)
+            context_file = run_dir / (profile.context_file or CONTEXT_FILE)
             write_atomic(context_file, spec.context)
             env["IDEA_AGENT_CONTEXT_FILE"] = str(context_file)
         if spec.mcp is not None and profile.mcp is not None:
@@ -146,7 +146,7 @@ class CliSessionStarter:
                 if isinstance(profile.mcp, McpConfigFile)
                 else DECLARATION_FILE
             )
-            declaration = _inside(run_dir, name)
+            declaration = run_dir / name
             write_declaration(declaration, server_json(spec.mcp))
             env["IDEA_MCP_CONFIG"] = str(declaration)
             if isinstance(profile.mcp, McpFlag):
@@ -154,12 +154,3 @@ class CliSessionStarter:
             elif isinstance(profile.mcp, McpEnv):
                 env[profile.mcp.var] = str(declaration)
         return TerminalInjection(tuple(args), env)
-
-
-def _inside(run_dir: Path, relative: str) -> Path:
-    """``run_dir / relative``, refused (``Invalid``) if it would land outside the run dir (a
-    profile's path is checked when parsed; this holds whatever made the profile)."""
-    path = (run_dir / relative).resolve()
-    if not path.is_relative_to(run_dir.resolve()):
-        raise Invalid(f"profile file {relative!r} would be written outside the agent's run dir")
-    return path

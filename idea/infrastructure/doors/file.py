@@ -17,7 +17,6 @@ import contextlib
 import json
 import logging
 import os
-import stat
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -26,9 +25,9 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from idea.application.tasks import TaskSet
-from idea.domain.errors import IdeaError, Invalid
+from idea.domain.errors import IdeaError, Internal, Invalid
 from idea.domain.json_types import JsonObject, JsonValue
-from idea.infrastructure.files.atomic import write_atomic
+from idea.infrastructure.files.atomic import MAX_READ_BYTES, read_regular_file, write_atomic
 from idea.infrastructure.files.json_document import encode_json
 
 log = logging.getLogger(__name__)
@@ -47,7 +46,7 @@ RESPONSE_SUFFIX = ".response.json"
 SETTLE_S = 1.0
 RETRY_S = 0.02
 RESCAN_S = 2.0
-MAX_REQUEST_BYTES = 16 * 1024 * 1024
+MAX_REQUEST_BYTES = MAX_READ_BYTES
 
 # (request id, parsed body or None, why it did not parse) -> response object
 Handler = Callable[[str, JsonValue, Invalid | None], Awaitable[JsonObject]]
@@ -217,35 +216,15 @@ class FileDoor:
 
 
 def _read_request(path: Path) -> tuple[tuple[str, int, int], bytes | Invalid] | None:
-    """(identity, content or why it cannot be a request), None when the file is gone. Opens
-    without blocking and reads only a regular file, at most ``MAX_REQUEST_BYTES``."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    """(identity, content or why it cannot be a request), None when the file is gone."""
+    unread = (path.name, 0, 0)
     try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
+        read = read_regular_file(path, MAX_REQUEST_BYTES)
+    except Internal as exc:  # not a regular file, too large, unreadable
+        return unread, Invalid(f"the request file cannot be read: {exc.message}")
+    if read is None:
         if os.path.lexists(path):  # a link to nothing: say so rather than wait forever
-            return (path.name, 0, 0), Invalid("the request file is a link to nothing")
+            return unread, Invalid("the request file is a link to nothing")
         return None
-    except OSError as exc:
-        return (path.name, 0, 0), Invalid(f"the request file cannot be opened: {exc}")
-    try:
-        info = os.fstat(fd)
-        identity = (path.name, info.st_ino, info.st_mtime_ns)
-        if not stat.S_ISREG(info.st_mode):
-            return identity, Invalid("the request is not a regular file")
-        if info.st_size > MAX_REQUEST_BYTES:
-            return identity, Invalid(f"the request file is larger than {MAX_REQUEST_BYTES} bytes")
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_REQUEST_BYTES:
-                return identity, Invalid(
-                    f"the request file is larger than {MAX_REQUEST_BYTES} bytes"
-                )
-        return identity, b"".join(chunks)
-    except OSError as exc:
-        return (path.name, 0, 0), Invalid(f"the request file cannot be read: {exc}")
-    finally:
-        os.close(fd)
+    info, data = read
+    return (path.name, info.st_ino, info.st_mtime_ns), data

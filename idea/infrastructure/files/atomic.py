@@ -132,7 +132,16 @@ MAX_READ_BYTES = 16 * 1024 * 1024
 
 
 def read_bytes(path: Path, limit: int = MAX_READ_BYTES) -> bytes | None:
-    """The whole content of ``path``, or ``None`` if it does not exist.
+    """The whole content of ``path``, or ``None`` if it does not exist (``read_regular_file``)."""
+    read = read_regular_file(path, limit)
+    return None if read is None else read[1]
+
+
+def read_regular_file(
+    path: Path, limit: int = MAX_READ_BYTES
+) -> tuple[os.stat_result, bytes] | None:
+    """``(its stat, its content)``, or ``None`` if ``path`` does not exist (a link to nothing
+    included).
 
     Only a regular file is read (a FIFO would block, ``/dev/zero`` would never end), and at most
     ``limit`` bytes. Raises ``Internal`` (an OS error, not a regular file, too large)."""
@@ -147,16 +156,17 @@ def read_bytes(path: Path, limit: int = MAX_READ_BYTES) -> bytes | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise Internal(f"could not read {path}: not a regular file")
+        too_large = Internal(f"could not read {path}: larger than {limit} bytes")
         if info.st_size > limit:
-            raise Internal(f"could not read {path}: larger than {limit} bytes")
+            raise too_large
         chunks: list[bytes] = []
         size = 0
         while chunk := os.read(fd, min(1 << 20, limit + 1 - size)):
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:
-                raise Internal(f"could not read {path}: larger than {limit} bytes")
-        return b"".join(chunks)
+                raise too_large
+        return info, b"".join(chunks)
     except OSError as exc:
         raise os_error("read", path, exc) from exc
     finally:

@@ -147,21 +147,27 @@ def tagged(var: str, value: str) -> list[psutil.Process]:
     return found
 
 
-def _same_session(pid: int) -> list[psutil.Process]:
-    """The members of the session ``pid`` leads (POSIX): background jobs that left its tree."""
-    if os.name != "posix":
+def _left_the_tree(pid: int | None, tag: str | None) -> list[psutil.Process]:
+    """In one pass over the processes: the members of the session the live ``pid`` leads (POSIX:
+    jobs that left its tree) and those tagged ``SESSION_TAG_VAR=tag`` (that left its session)."""
+    sid: int | None = None
+    if os.name == "posix" and pid is not None:
+        with contextlib.suppress(OSError):
+            if os.getsid(pid) == pid and pid != os.getsid(0):
+                sid = pid
+    if sid is None and not tag:
         return []
-    try:
-        if os.getsid(pid) != pid or pid == os.getsid(0):
-            return []
-    except OSError:
-        return []
-    members: list[psutil.Process] = []
+    me = os.getpid()
+    found: list[psutil.Process] = []
     for proc in psutil.process_iter():
+        if proc.pid in (me, pid):
+            continue
         with contextlib.suppress(OSError, psutil.Error):
-            if proc.pid != pid and os.getsid(proc.pid) == pid:
-                members.append(proc)
-    return members
+            if (sid is not None and os.getsid(proc.pid) == sid) or (
+                tag and proc.environ().get(SESSION_TAG_VAR) == tag
+            ):
+                found.append(proc)
+    return found
 
 
 def _group_led_by(pid: int) -> int | None:
@@ -200,8 +206,7 @@ def kill_tree(pid: int, grace_s: float = 1.0, tag: str | None = None) -> bool:
     except psutil.AccessDenied as exc:
         raise Forbidden(f"process {pid} cannot be inspected") from exc
     group = _group_led_by(pid) if roots else None
-    roots += _same_session(pid) if roots else []
-    roots += tagged(SESSION_TAG_VAR, tag) if tag else []
+    roots += _left_the_tree(pid if roots else None, tag)  # a dead pid may be reused
     if not roots:
         return True
     # Collected before any signal: once the root dies its children are re-parented and lost.

@@ -102,22 +102,24 @@ class MarkdownAgentStore:
 
     def _files(self) -> list[Path]:
         try:
-            names = sorted(
-                entry.name for entry in os.scandir(self._paths.agents) if entry.name.endswith(".md")
+            # DirEntry knows a file's type from the listing itself: no stat per agent here.
+            entries = sorted(
+                (entry.name, entry.is_file())
+                for entry in os.scandir(self._paths.agents)
+                if entry.name.endswith(".md")
             )
         except FileNotFoundError:
             return []
         except OSError as exc:
             raise os_error("list", self._paths.agents, exc) from exc
         files = []
-        for name in names:
-            path = self._paths.agents / name
+        for name, regular in entries:
             if not is_slug(name[:-3]):
                 log.warning("ignoring %s: the file name is not a valid agent name", name)
-            elif not path.is_file():  # a folder (or a FIFO) named like an agent is no agent
+            elif not regular:  # a folder (or a FIFO) named like an agent is no agent
                 log.warning("ignoring %s: not a regular file", name)
             else:
-                files.append(path)
+                files.append(self._paths.agents / name)
         return files
 
     def _read(self, path: Path) -> Agent | None:

@@ -32,9 +32,10 @@ class JsonProfileStore:
         self.project_profiles_allowed = project_profiles_allowed
 
     def all(self) -> dict[str, Profile]:
-        if not self.project_profiles_allowed():
-            return dict(self._builtins)
-        return self.with_project_profiles()
+        return self._visible(self.project_profiles_allowed())
+
+    def _visible(self, allowed: bool) -> dict[str, Profile]:
+        return self.with_project_profiles() if allowed else dict(self._builtins)
 
     def with_project_profiles(self) -> dict[str, Profile]:
         """The built-ins with the project's own entries applied, trusted or not (to show them)."""
@@ -59,9 +60,9 @@ class JsonProfileStore:
 
     def get(self, name: str) -> Profile:
         """Raises ``NotFound``, or ``Untrusted`` for a project profile not trusted as it is."""
-        profiles = self.all()
-        ignored = name not in self._builtins and not self.project_profiles_allowed()
-        if ignored and name in self.with_project_profiles():
+        allowed = self.project_profiles_allowed()
+        profiles = self._visible(allowed)
+        if not allowed and name not in self._builtins and name in self.with_project_profiles():
             raise Untrusted(
                 f"profile '{name}' is defined by this project's profiles.json, which is not "
                 "trusted as it is now (it changed, or the project came from elsewhere): "

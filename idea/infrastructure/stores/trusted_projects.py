@@ -34,16 +34,16 @@ class TrustedProjects:
     def __init__(self, path: Path | None = None, limit: int = LIMIT) -> None:
         self._doc = JsonDocument(path or user_config_dir() / FILE_NAME, mode=0o600)
         self._limit = limit
+        # Read again only once the file changed: trust is asked on every profile look-up.
+        self._cache: ChangeCache[dict[str, TrustEntry]] = ChangeCache(self._doc.path)
 
     @property
     def path(self) -> Path:
         return self._doc.path
 
     def get(self, root: str) -> TrustEntry | None:
-        for entry in self._entries():
-            if entry.root == root:
-                return entry
-        return None
+        entries = self._cache.get(self._by_root)
+        return entries.get(root) if entries is not None else None
 
     def put(self, entry: TrustEntry) -> None:
         def replaced(stored: JsonObject | None) -> JsonObject:
@@ -59,11 +59,11 @@ class TrustedProjects:
         except CorruptFile:
             self._doc.update(replaced)  # moved aside: start again from nothing
 
-    def _entries(self) -> list[TrustEntry]:
+    def _by_root(self) -> dict[str, TrustEntry]:
         try:
-            return _entries(self._doc.load())
+            return {entry.root: entry for entry in _entries(self._doc.load())}
         except CorruptFile:
-            return []
+            return {}
 
 
 def _entries(stored: JsonObject | None) -> list[TrustEntry]:

@@ -7,10 +7,11 @@ a whole ``ProjectRuntime``: the real CLIs from the registry, the file door and t
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from idea.application.ports import (
     Clock,
     DelegationLog,
     IdGenerator,
+    LayoutStore,
     ProfileStore,
     ProjectTrust,
     SkillStore,
@@ -37,6 +39,7 @@ from idea.application.ports import (
 from idea.application.session_ports import SessionStarter
 from idea.application.stop_agent import AgentStopper
 from idea.application.workspace_trust import WorkspaceTrust
+from idea.domain.agent import AgentIdReassigned
 from idea.domain.builtin_profiles import builtin_profiles
 from idea.domain.commands import Source
 from idea.domain.errors import CorruptFile, Invalid
@@ -48,6 +51,7 @@ from idea.infrastructure.doors.file import FileDoor
 from idea.infrastructure.doors.mcp.backend import RuntimeMcpBackend
 from idea.infrastructure.doors.mcp.listener import McpListener
 from idea.infrastructure.doors.mcp.server import McpConnection
+from idea.infrastructure.processes.subreaper import Subreaper
 from idea.infrastructure.processes.system import SystemClock, UuidGenerator
 from idea.infrastructure.stores.agents import MarkdownAgentStore
 from idea.infrastructure.stores.chat_log import JsonlChatLog
@@ -98,6 +102,7 @@ def project_services(root: Path, trusted_projects: TrustStore | None = None) -> 
     paths = ProjectPaths(root)
     clock, ids = SystemClock(), UuidGenerator()
     problems: list[CorruptFile] = []
+    reassigned: list[AgentIdReassigned] = []
     # Only a ``.ideai/`` this call makes is trusted: one that came with the folder (a clone,
     # even without its project.json) is someone else's until this user trusts it.
     created = not paths.ideai.exists()
@@ -113,7 +118,7 @@ def project_services(root: Path, trusted_projects: TrustStore | None = None) -> 
         info=info,
         clock=clock,
         ids=ids,
-        agents=MarkdownAgentStore(paths, clock, ids, problems.append),
+        agents=MarkdownAgentStore(paths, clock, ids, problems.append, reassigned.append),
         profiles=JsonProfileStore(
             paths, clock, builtin_profiles(user_shell()), trust.project_profiles_allowed
         ),
@@ -125,6 +130,7 @@ def project_services(root: Path, trusted_projects: TrustStore | None = None) -> 
         chat_log=JsonlChatLog(paths.chats),
         trust=trust,
         problems=problems,
+        reassigned=reassigned,
     )
 
 
@@ -149,6 +155,7 @@ def wire_core(
     profiles: ProfileStore,
     skills: SkillStore,
     work_state: WorkStateStore,
+    layouts: LayoutStore,
     delegations: DelegationLog,
     starter: SessionStarter,
     clock: Clock,
@@ -170,6 +177,7 @@ def wire_core(
         "profiles": profiles,
         "skills": skills,
         "work_state": work_state,
+        "layouts": layouts,
         "sessions": sessions,
         "launcher": launcher,
         "stopper": stopper,
@@ -211,6 +219,7 @@ def project_runtime(
         profiles=s.profiles,
         skills=s.skills,
         work_state=s.work_state,
+        layouts=s.layouts,
         delegations=s.delegations,
         starter=starter,
         clock=s.clock,
@@ -261,6 +270,17 @@ async def open_project(
         await runtime.close()
         raise
     return runtime
+
+
+@contextlib.asynccontextmanager
+async def agent_processes_contained() -> AsyncIterator[None]:
+    """While the app runs, it is the subreaper of whatever its agents start (Linux): nothing they
+    start leaves its process tree. At the end, whatever they left running is killed."""
+    reaper = Subreaper.open()
+    try:
+        yield
+    finally:
+        await reaper.close()
 
 
 async def open_host(root: Path) -> ProjectHost:

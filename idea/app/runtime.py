@@ -23,7 +23,7 @@ from idea.application.resume_sessions import ResumeReport, resume_sessions
 from idea.application.snapshot_running_agents import snapshot_running_agents
 from idea.application.stop_agent import AgentStopper
 from idea.application.workspace_trust import WorkspaceTrust
-from idea.domain.agent import Agent
+from idea.domain.agent import Agent, AgentIdReassigned
 from idea.domain.errors import CorruptFile
 from idea.domain.events import ProjectTrustChanged, StoreFileQuarantined
 from idea.domain.layout import Layouts
@@ -69,6 +69,7 @@ class ProjectServices:
     chat_log: JsonlChatLog
     trust: WorkspaceTrust
     problems: list[CorruptFile] = field(default_factory=list)
+    reassigned: list[AgentIdReassigned] = field(default_factory=list)  # copied agent files
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,7 @@ class OpenReport:
     orphan_rows_set_idle: list[str] = field(default_factory=list)
     leftover_processes_killed: list[ProcessRecord] = field(default_factory=list)
     resumed: ResumeReport | None = None
+    agent_ids_reassigned: list[AgentIdReassigned] = field(default_factory=list)
     restricted: bool = False  # opened restricted (DESIGN.md §13): nothing resumed, no file door
 
 
@@ -135,6 +137,9 @@ class ProjectRuntime:
         # §7 step 1: one host cell per agent.
         layouts = self._retry_once(lambda: reconcile_layouts(s.layouts))
         self.report.duplicate_cells_cleared = len(layouts.cleared)
+        # One id per agent file, before any session or row is looked up by id (a copied file).
+        s.agents.all()
+        self.report.agent_ids_reassigned = list(s.reassigned)
         # §7 step 2: nothing is live yet, so every busy row is an orphan.
         self.report.orphan_rows_set_idle = self._retry_once(
             lambda: reconcile_work_state(s.work_state, self.sessions.is_agent_live, s.clock)
@@ -190,6 +195,7 @@ class ProjectRuntime:
             except CorruptFile as exc:
                 self._quarantined(exc)
             await self.ask.close()
+            await self.orchestrator.close()
             await self.stop_agent.stop_all("project closed")
             if self.listener is not None:
                 await self.listener.stop()

@@ -39,7 +39,7 @@ T = TypeVar("T")
 MODES: tuple[Mode, ...] = (Mode.TERMINAL, Mode.STRUCTURED)
 METHODS = (
     *("project.info", "project.recent", "project.open", "profiles.list", "agents.list"),
-    *("agents.create", "agents.update"),
+    *("agents.get", "agents.create", "agents.update"),
     *("agents.delete", "layouts.get", "layouts.apply", "session.launch", "session.stop"),
     *("terminal.attach", "terminal.detach", "terminal.write", "terminal.resize", "chat.send"),
     *("chat.history", "chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
@@ -140,7 +140,14 @@ class UiApi:
         return rows
 
     def agents_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
-        return [*self._agent_rows(self._s.agents.all())]
+        """Every agent without its context (up to 512 Ki characters each): ``agents.get`` has it."""
+        rows = self._agent_rows(self._s.agents.all())
+        for row in rows:
+            del row["context"]
+        return [*rows]
+
+    def agents_get(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        return self._agent_rows([self._s.agents.get(_text(p, "name"))])[0]
 
     def agents_create(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         new = NewAgent(
@@ -335,7 +342,9 @@ class UiApi:
         return records
 
     def problems_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
-        return [{**problem.to_dict(), "reason": problem.reason} for problem in self._problems()]
+        rows: list[JsonValue] = [{**p.to_dict(), "reason": p.reason} for p in self._problems()]
+        rows += [{**n.to_dict()} for n in self._s.reassigned]  # copied agent files
+        return rows
 
     # --- helpers ---------------------------------------------------------------------------------
 

@@ -15,6 +15,9 @@ from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
 
 _KNOWN = ("id", "name", "profile", "mode", "model", "description")
+# An agent's context is read on each launch and shown in the UI's editor: a role, instructions,
+# not a data file. Bounded so that one file cannot exceed a UI client's message bound.
+CONTEXT_MAX_CHARS = 512 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,11 @@ class Agent:
         validate_slug(self.profile, "profile")
         if not self.id:
             raise Invalid("agent id must not be empty")
+        if len(self.context) > CONTEXT_MAX_CHARS:
+            raise Invalid(
+                f"agent {self.name}: field 'context' holds {len(self.context):,} characters; "
+                f"an agent's context holds at most {CONTEXT_MAX_CHARS:,}"
+            )
 
     def renamed(self, name: str) -> Agent:
         return replace(self, name=name)
@@ -86,6 +94,28 @@ class Agent:
             context=doc.body,
             extra={k: v for k, v in front.items() if k not in _KNOWN},
         )
+
+
+@dataclass(frozen=True, slots=True)
+class AgentIdReassigned:
+    """Two agent files carried one id (a copied file): the copy was given an id of its own.
+
+    Without it the two would be one agent: one session, one work-state row, one history."""
+
+    name: str  # the copy
+    original: str  # the agent that kept the id
+    old_id: str
+    new_id: str
+
+    @property
+    def message(self) -> str:
+        return (
+            f"agents/{self.name}.md had the id of agents/{self.original}.md (a copy?); "
+            f"it is now an agent of its own, with a new id"
+        )
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": "CONFLICT", "message": self.message, "agent": self.name}
 
 
 def _scalar(front: FrontMatter, key: str) -> str | None:

@@ -352,6 +352,27 @@ async def test_project_info_and_profiles_with_cli_detection(api, runtime):
 # --- agents --------------------------------------------------------------------------------------
 
 
+async def test_agents_list_leaves_contexts_out_and_a_huge_agent_file_is_refused_clearly(
+    api, runtime
+):
+    """A 9 MB agent file once made every agents.list overflow the client's bound (4001)."""
+    await api.ok("agents.create", name="arch", profile="claude", context="You design.")
+    huge = runtime.services.paths.agent_file("huge")
+    huge.write_text("---\nid: id-huge\nprofile: shell\n---\n" + "x" * 9_000_000, "utf-8")
+    for _ in range(3):  # a reload, then another
+        rows = await api.ok("agents.list")
+        assert [row["name"] for row in rows] == ["arch", "bot", "sh"]
+        assert all("context" not in row for row in rows)
+    (problem,) = await api.ok("problems.list")
+    assert problem["code"] == "CORRUPT_FILE"
+    assert "'context' holds 9,000,000 characters" in problem["reason"]
+    assert (await api.ok("agents.get", name="arch"))["context"] == "You design."
+    assert (await api.fail("agents.get", name="ghost"))["code"] == "NOT_FOUND"
+    too_long = await api.fail("agents.update", name="arch", context="y" * 600_000)
+    assert (too_long["code"], "'context'" in too_long["message"]) == ("INVALID", True)
+    assert (await api.ok("project.info"))["name"] == "project"  # still connected
+
+
 async def test_agents_create_update_rename_and_delete(api, runtime):
     made = await api.ok(
         "agents.create", name="arch", profile="claude", context="You design.", mode="structured"

@@ -14,11 +14,13 @@ export type AgentRow = {
   configured_mode: Mode | null;
   model: string | null;
   description: string | null;
-  context: string;
   live: boolean;
   node_id: string | null;
   status: Status;
 };
+
+// agents.get: a row with the agent's context (agents.list leaves it out: it may be large).
+export type AgentDetail = AgentRow & { context: string };
 
 export type Profile = {
   name: string;

@@ -2,13 +2,13 @@
 
 import { api } from "../model/api";
 import { store } from "../model/state";
-import type { AgentRow } from "../model/types";
+import type { AgentDetail, AgentRow } from "../model/types";
 import { showError } from "./banner";
 import { clear, h } from "./dom";
 
 export class AgentEditor {
   readonly el = h("div.agents");
-  private editing: AgentRow | "new" | null = null;
+  private editing: AgentDetail | "new" | null = null;
 
   render(): void {
     if (this.editing) return; // the open form keeps what the user typed
@@ -21,20 +21,28 @@ export class AgentEditor {
           { dataset: { agent: a.name } },
           h("span.status-dot", { class: a.live ? a.status : "off" }),
           h("div.agent-info", {}, h("strong", {}, a.name), h("div.muted", {}, a.description || a.profile)),
-          h("button.btn.small", { onclick: () => this.edit(a) }, "Edit"),
+          h("button.btn.small", { onclick: () => void this.open(a) }, "Edit"),
           h("button.btn.small.danger", { onclick: () => void this.remove(a) }, "Delete"),
         ),
       ),
     );
   }
 
-  private edit(target: AgentRow | "new" | null): void {
+  private async open(row: AgentRow): Promise<void> {
+    try {
+      this.edit(await api.call<AgentDetail>("agents.get", { name: row.name }));
+    } catch (err) {
+      showError(err, `Edit ${row.name}`);
+    }
+  }
+
+  private edit(target: AgentDetail | "new" | null): void {
     this.editing = target;
     if (target) clear(this.el, this.form(target));
     else this.render();
   }
 
-  private form(target: AgentRow | "new"): HTMLElement {
+  private form(target: AgentDetail | "new"): HTMLElement {
     const agent = target === "new" ? null : target;
     const name = h("input", { name: "name", value: agent?.name ?? "", placeholder: "my-agent", required: true });
     const profile = h(

@@ -243,6 +243,8 @@ def _profiles(project: Path, *, as_json: bool) -> int:
             "command": list(profile.command),
             "structured": profile.structured.value if profile.structured else None,
             "executable": found[name].path,
+            "runs": list(found[name].argv) or None,
+            "found": found[name].via or None,
             "problem": found[name].reason or None,
         }
         for name, profile in sorted(profiles.items())
@@ -251,7 +253,8 @@ def _profiles(project: Path, *, as_json: bool) -> int:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
     else:
         for row in rows:
-            where = row["executable"] or f"not found: {row['problem']}"
+            runs = row["runs"]
+            where = f"{' '.join(runs)}  ({row['found']})" if runs else f"unusable: {row['problem']}"
             print(f"{row['name']:<12} {row['structured'] or 'terminal':<10} {where}")
     return 0
 

@@ -134,6 +134,7 @@ class UiApi:
                     "modes": [m.value for m in MODES if profile.supports(m)],
                     "installed": cli.path is not None,
                     "path": cli.path,
+                    "runs": list(cli.argv) or None,
                     "problem": cli.reason or None,
                 }
             )

@@ -148,6 +148,10 @@ def _describe(proc: psutil.Process) -> str:
 Responder = Callable[[str, Request], Reply]
 
 
+# Installs the CLIs as a user does, given the HOME they will run with; returns the PATH folders.
+Installed = Callable[[Path], list[Path]]
+
+
 class World:
     """An IdeA project in ``tmp_path/project`` whose agents run the real CLIs against ``mock``.
 
@@ -156,8 +160,9 @@ class World:
     that raises, is recorded in ``problems`` and answered with an HTTP 400.
     """
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, installed: Installed | None = None) -> None:
         self.root = tmp_path
+        self.installed = installed
         self.marker = uuid.uuid4().hex
         self.responder: Responder | None = None
         self.problems: list[str] = []
@@ -187,6 +192,13 @@ class World:
         gemini = clis.setup_gemini(self.mock.url, self.root)
         assert claude.home == codex.home == gemini.home
         assert claude.cwd == codex.cwd == gemini.cwd
+        env = {**claude.env, **codex.env, **gemini.env}  # Gemini's TERM wins (no warnings)
+        env[MARKER_VAR] = self.marker
+        if self.installed is not None:
+            # Only what the user's install put on PATH, beside the system's own folders.
+            dirs = [str(d) for d in self.installed(claude.home)]
+            env["PATH"] = os.pathsep.join([*dirs, os.defpath.lstrip(os.pathsep)])
+            return env
         bin_dir = self.root / "bin"
         bin_dir.mkdir()
         node = clis.node_executable()
@@ -199,9 +211,7 @@ class World:
         }
         for name, target in links.items():
             (bin_dir / name).symlink_to(Path(target).resolve())
-        env = {**claude.env, **codex.env, **gemini.env}  # Gemini's TERM wins (no warnings)
         env["PATH"] = os.pathsep.join([str(bin_dir), claude.env["PATH"]])
-        env[MARKER_VAR] = self.marker
         return env
 
     def identity(self, name: str) -> str:

@@ -64,7 +64,7 @@ class CliSessionStarter:
         spec = self._spec(agent, profile, None)
         cli = self._clis.get(profile.structured) if profile.structured else None
         injection = cli.terminal_injection(spec) if cli else self._generic_injection(spec, profile)
-        argv = (spec.executable, *profile.command[1:], *injection.args)
+        argv = (*spec.program, *profile.command[1:], *injection.args)
         env = {**spec.env, **injection.env}
         cwd = injection.cwd or spec.cwd
         session = await self._terminals.start(
@@ -99,8 +99,10 @@ class CliSessionStarter:
         return session
 
     def _spec(self, agent: Agent, profile: Profile, resume: str | None) -> StructuredSpec:
-        detected = resolve_executable(profile.command[0], self._base_env.get("PATH"))
-        if detected.path is None:
+        detected = resolve_executable(
+            profile.command[0], self._base_env.get("PATH"), self._base_env.get("HOME")
+        )
+        if not detected.argv:
             raise Unavailable(f"cannot start agent {agent.name}: {detected.reason}")
         run_dir = prepare_run_dir(self._paths.run_dir(agent.name))
         env = {
@@ -112,7 +114,7 @@ class CliSessionStarter:
         }
         return StructuredSpec(
             kind=profile.structured or AdapterKind.CLAUDE,
-            executable=detected.path,
+            program=detected.argv,
             cwd=str(self._paths.root),
             run_dir=str(run_dir),
             env=env,

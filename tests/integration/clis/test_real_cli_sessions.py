@@ -142,22 +142,22 @@ class World:
         program: list[str] | None = None
         if cli == "claude":
             self.setup = clis.setup_claude(mock.url, root)
-            kind, executable = AdapterKind.CLAUDE, str(clis.claude_executable())
+            kind, executable = AdapterKind.CLAUDE, (str(clis.claude_executable()),)
         elif cli == "codex":
             # The mock provider lives in $CODEX_HOME/config.toml (setup.env names it).
             self.setup = clis.setup_codex(mock.openai_url, root)
-            kind, executable = AdapterKind.CODEX, str(clis.codex_executable())
+            kind, executable = AdapterKind.CODEX, (str(clis.codex_executable()),)
         else:
             # No mcp_servers here: the adapter writes the run dir's own .gemini/settings.json.
             self.setup = clis.setup_gemini(mock.url, root)
-            kind, executable = AdapterKind.GEMINI, self.setup.prefix[0]
+            kind, executable = AdapterKind.GEMINI, tuple(self.setup.prefix)
             program = list(self.setup.prefix)  # node + bundle/gemini.js
         self.program = program
         self.run_dir = self.setup.cwd / ".ideai" / "run" / AGENT
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.base = StructuredSpec(
             kind=kind,
-            executable=executable,
+            program=executable,
             cwd=str(self.setup.cwd),
             run_dir=str(self.run_dir),
             env={**self.setup.env, MARKER_VAR: self.marker},

@@ -153,7 +153,7 @@ class ClaudeSession(TurnSession):
     def __init__(self, spec: StructuredSpec, command: Sequence[str] | None = None) -> None:
         super().__init__(Path(spec.run_dir).name or "claude")
         self.spec = spec
-        self._command = tuple(command) if command else (spec.executable,)
+        self._command = tuple(command) if command else spec.program
         self._mcp_file: Path | None = None
         self._cli: _Cli | None = None
         self._turn_uuid: str | None = None
@@ -345,7 +345,7 @@ async def start_claude_session(
     spec: StructuredSpec, *, command: Sequence[str] | None = None
 ) -> ClaudeSession:
     """Start Claude Code for ``spec``; ``command`` is the argv prefix that runs the CLI
-    (default ``[spec.executable]``; tests run a script with ``[python, script]``).
+    (default ``spec.program``; tests run a script with ``[python, script]``).
 
     Raises ``Invalid`` for a spec of another kind, ``Unavailable`` if the CLI cannot be started
     or refuses its command line (message with its stderr), ``Internal`` if the run dir cannot be

@@ -71,7 +71,6 @@ log = logging.getLogger(__name__)
 START_TIMEOUT_S = 90.0
 REQUEST_TIMEOUT_S = 15.0
 CLOSE_GRACE_S = 3.0
-_WRAPPERS = (".js", ".cmd", ".bat", ".ps1")
 _CLIENT_INFO: JsonObject = {
     "clientInfo": {"name": "idea", "title": "IdeA", "version": __version__},
     "capabilities": None,
@@ -87,18 +86,12 @@ async def start_codex_session(
 ) -> CodexSession:
     """Start ``codex app-server`` and open (or resume) the agent's thread.
 
-    ``program`` is the argv that runs Codex in place of ``[spec.executable]`` (tests run a fake
-    CLI under the current interpreter). Raises ``Unavailable`` naming the cause (with Codex's
+    ``program`` is the argv that runs Codex in place of ``spec.program`` (tests run a fake CLI
+    under the current interpreter). Raises ``Unavailable`` naming the cause (with Codex's
     stderr) if the process cannot start or the thread cannot be opened.
     """
-    if program is None:
-        if spec.executable.lower().endswith(_WRAPPERS):
-            raise Unavailable(
-                f"{spec.executable} is a launcher script; IdeA runs the native codex binary "
-                "(node_modules/@openai/codex-<platform>/vendor/<triple>/bin/codex)"
-            )
-        program = [spec.executable]
-    session = CodexSession(spec, [*program, "app-server", *spec.args, "--listen=stdio://"])
+    argv = [*(program or spec.program), "app-server", *spec.args, "--listen=stdio://"]
+    session = CodexSession(spec, argv)
     await session._open(spec.resume_conversation_id)
     return session
 

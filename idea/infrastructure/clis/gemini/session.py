@@ -96,11 +96,11 @@ async def start_gemini_session(
 ) -> GeminiSession:
     """Write the run dir's settings and context, and return the session (no process runs yet).
 
-    ``program`` replaces ``spec.executable`` as the start of the command line (e.g.
+    ``program`` replaces ``spec.program`` as the start of the command line (e.g.
     ``[node, gemini.js]`` on Windows, or a fake CLI in tests). Raises ``Unavailable`` if the
     program is not an executable file, ``Internal`` if the run dir cannot be written.
     """
-    argv0 = tuple(program) if program else (spec.executable,)
+    argv0 = tuple(program) if program else spec.program
     if not (os.path.isfile(argv0[0]) and os.access(argv0[0], os.X_OK)):
         raise Unavailable(f"the Gemini CLI is not installed at {argv0[0]}")
     prepare_run_dir(spec)

@@ -129,7 +129,7 @@ async def test_structured_spec_and_pid_records(project, tmp_path):
     )
     session = await start.start_structured(AGENT, profile, resume_conversation_id="c-9")
     spec = seen[0]
-    assert spec.executable == str(tmp_path / "bin" / "tool")
+    assert spec.program == (str(tmp_path / "bin" / "tool"),)
     assert spec.args == ("--permission-mode", "acceptEdits")
     assert spec.cwd == str(project.root)
     assert spec.run_dir == str(project.run_dir("dev"))

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from idea.app.doctor import DoctorRow, run_doctor
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import Core, ProjectRuntime, ProjectServices
 from idea.application.answer_request import answer_request, error_response
@@ -44,6 +45,7 @@ from idea.domain.builtin_profiles import builtin_profiles
 from idea.domain.commands import Source
 from idea.domain.errors import CorruptFile, Invalid
 from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.profile import Profile
 from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.clis import CLIS
 from idea.infrastructure.clis.starter import CliSessionStarter
@@ -51,10 +53,14 @@ from idea.infrastructure.doors.file import FileDoor
 from idea.infrastructure.doors.mcp.backend import RuntimeMcpBackend
 from idea.infrastructure.doors.mcp.listener import McpListener
 from idea.infrastructure.doors.mcp.server import McpConnection
+from idea.infrastructure.files.atomic import write_atomic
+from idea.infrastructure.files.json_document import encode_json
+from idea.infrastructure.processes.executables import detect
 from idea.infrastructure.processes.subreaper import Subreaper
 from idea.infrastructure.processes.system import SystemClock, UuidGenerator
 from idea.infrastructure.stores.agents import MarkdownAgentStore
 from idea.infrastructure.stores.chat_log import JsonlChatLog
+from idea.infrastructure.stores.cli_versions import CliVersions
 from idea.infrastructure.stores.delegation_log import JsonlDelegationLog
 from idea.infrastructure.stores.knowledge import MarkdownMemoryStore, MarkdownSkillStore
 from idea.infrastructure.stores.layouts import JsonLayoutStore
@@ -270,6 +276,47 @@ async def open_project(
         await runtime.close()
         raise
     return runtime
+
+
+async def doctor(
+    root: Path, *, live: bool = False, env: Mapping[str, str] | None = None
+) -> list[DoctorRow]:
+    """``idea doctor`` on the profiles of the project at (or above) ``root``, the built-ins
+    where there is none; the CLIs run with ``env`` (default: this process's environment)."""
+    base_env = dict(os.environ if env is None else env)
+    project = find_project_root(root)
+    profiles = (
+        project_services(project).profiles.all()
+        if project is not None
+        else builtin_profiles(user_shell())
+    )
+
+    async def open_scratch(folder: Path, wanted: Mapping[str, Profile]) -> ProjectRuntime:
+        folder.mkdir(parents=True)
+        services = project_services(folder, TrustedProjects(folder.parent / "trusted.json"))
+        entries: JsonObject = {name: profile.to_json() for name, profile in wanted.items()}
+        write_atomic(services.paths.profiles, encode_json({"profiles": entries}))
+        services.trust.grant()  # as it is now, with the profiles under test
+        starter = default_starter(services, with_mcp=True, base_env=base_env)
+        runtime = project_runtime(services, starter, DEFAULT_TURN_TIMEOUT_S)
+        try:
+            await runtime.open(resume=False, file_door=False, mcp=True)
+        except BaseException:
+            await runtime.close()
+            raise
+        return runtime
+
+    probes = {kind: cli.probe_mcp for kind, cli in CLIS.items()}
+    search_path, home = base_env.get("PATH"), base_env.get("HOME")
+    return await run_doctor(
+        profiles,
+        detect=lambda profile: detect(profile, search_path, home),
+        open_scratch=open_scratch,
+        probes=probes,
+        versions=CliVersions(),
+        env=base_env,
+        live=live,
+    )
 
 
 @contextlib.asynccontextmanager

@@ -152,6 +152,41 @@ Responder = Callable[[str, Request], Reply]
 Installed = Callable[[Path], list[Path]]
 
 
+def offline_environment(
+    mock: MockModel, root: Path, installed: Installed | None = None
+) -> dict[str, str]:
+    """One offline environment for all three CLIs: one HOME in ``root`` (Claude's config dir,
+    Codex's ``CODEX_HOME`` with the mock provider, Gemini's user settings), every endpoint on the
+    mock, and ``PATH`` starting with a folder of symlinks named like the built-in profiles'
+    commands (plus ``node`` for the ``#!/usr/bin/env node`` of Gemini's bundle), or with only
+    the folders ``installed`` returns."""
+    claude = clis.setup_claude(mock.url, root)
+    codex = clis.setup_codex(mock.openai_url, root)
+    gemini = clis.setup_gemini(mock.url, root)
+    assert claude.home == codex.home == gemini.home
+    assert claude.cwd == codex.cwd == gemini.cwd
+    env = {**claude.env, **codex.env, **gemini.env}  # Gemini's TERM wins (no warnings)
+    if installed is not None:
+        # Only what the user's install put on PATH, beside the system's own folders.
+        dirs = [str(d) for d in installed(claude.home)]
+        env["PATH"] = os.pathsep.join([*dirs, os.defpath.lstrip(os.pathsep)])
+        return env
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    node = clis.node_executable()
+    assert node is not None, clis.missing_reason("gemini")
+    links = {
+        "claude": clis.claude_executable(),
+        "codex": clis.codex_executable(),
+        "gemini": clis.gemini_bundle(),
+        "node": node,
+    }
+    for name, target in links.items():
+        (bin_dir / name).symlink_to(Path(target).resolve())
+    env["PATH"] = os.pathsep.join([str(bin_dir), claude.env["PATH"]])
+    return env
+
+
 class World:
     """An IdeA project in ``tmp_path/project`` whose agents run the real CLIs against ``mock``.
 
@@ -183,35 +218,8 @@ class World:
         self.project = self.root / "project"
 
     def _environment(self) -> dict[str, str]:
-        """One offline environment for all three CLIs: one HOME (Claude's config dir, Codex's
-        ``CODEX_HOME`` with the mock provider, Gemini's user settings), every endpoint on the
-        mock, and ``PATH`` starting with a folder of symlinks named like the built-in profiles'
-        commands (plus ``node`` for the ``#!/usr/bin/env node`` of Gemini's bundle)."""
-        claude = clis.setup_claude(self.mock.url, self.root)
-        codex = clis.setup_codex(self.mock.openai_url, self.root)
-        gemini = clis.setup_gemini(self.mock.url, self.root)
-        assert claude.home == codex.home == gemini.home
-        assert claude.cwd == codex.cwd == gemini.cwd
-        env = {**claude.env, **codex.env, **gemini.env}  # Gemini's TERM wins (no warnings)
+        env = offline_environment(self.mock, self.root, self.installed)
         env[MARKER_VAR] = self.marker
-        if self.installed is not None:
-            # Only what the user's install put on PATH, beside the system's own folders.
-            dirs = [str(d) for d in self.installed(claude.home)]
-            env["PATH"] = os.pathsep.join([*dirs, os.defpath.lstrip(os.pathsep)])
-            return env
-        bin_dir = self.root / "bin"
-        bin_dir.mkdir()
-        node = clis.node_executable()
-        assert node is not None, clis.missing_reason("gemini")
-        links = {
-            "claude": clis.claude_executable(),
-            "codex": clis.codex_executable(),
-            "gemini": clis.gemini_bundle(),
-            "node": node,
-        }
-        for name, target in links.items():
-            (bin_dir / name).symlink_to(Path(target).resolve())
-        env["PATH"] = os.pathsep.join([str(bin_dir), claude.env["PATH"]])
         return env
 
     def identity(self, name: str) -> str:

@@ -23,7 +23,7 @@ import platform
 import shutil
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from idea.domain.profile import Profile
@@ -44,6 +44,7 @@ class DetectedCli:
     reason: str = ""  # why none was found
     argv: tuple[str, ...] = ()  # the command line that runs it: ``(path,)`` or ``(node, script)``
     via: str = ""  # how it was found, for ``idea profiles`` / doctor
+    unusable: bool = False  # found, but it cannot run here (``reason`` says why)
 
 
 def resolve_executable(
@@ -57,7 +58,11 @@ def resolve_executable(
         real = _exe_behind_shim(found, Path(command).stem)
         if real is None:
             return DetectedCli(
-                "", command, None, f"only the npm shim {found} was found, not a real .exe"
+                "",
+                command,
+                None,
+                f"only the npm shim {found} was found, not a real .exe",
+                unusable=True,
             )
         return _ran(command, (str(real),), f"{where}, npm shim {found.name} → {real.name}")
     target = found.resolve()
@@ -79,6 +84,7 @@ def resolve_executable(
             None,
             f"{found} is the npm package {name}'s script and no 'node' was found beside it or "
             "on PATH to run it",
+            unusable=True,
         )
     return _ran(command, (str(node), str(target)), f"{where}, npm package {name} run by {node}")
 
@@ -87,9 +93,7 @@ def detect(
     profile: Profile, search_path: str | None = None, home: str | None = None
 ) -> DetectedCli:
     result = resolve_executable(profile.command[0], search_path, home)
-    return DetectedCli(
-        profile.name, result.command, result.path, result.reason, result.argv, result.via
-    )
+    return replace(result, profile=profile.name)
 
 
 def detect_all(profiles: Mapping[str, Profile]) -> dict[str, DetectedCli]:

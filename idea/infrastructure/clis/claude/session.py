@@ -36,10 +36,11 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from idea.application.session_ports import StructuredSpec
+from idea.application.session_ports import AgentSession, StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaError, Invalid, Unavailable
 from idea.domain.json_types import JsonObject
 from idea.domain.profile import AdapterKind
+from idea.infrastructure.clis.adapter import PROBE_TOOL
 from idea.infrastructure.clis.claude.stream import (
     ClaudeInit,
     ClaudeItem,
@@ -261,7 +262,23 @@ class ClaudeSession(TurnSession):
             raise
         cli.ready = True
 
-    async def _request(self, cli: _Cli, subtype: str, timeout: float) -> ControlResponse:
+    async def call_mcp_tool(self, tool: str, timeout: float = 30.0) -> str:
+        """Call ``tool`` of IdeA's MCP server as the CLI loaded it, with no model turn (the
+        control protocol's ``mcp_call``): its text. Raises ``Unavailable`` naming why not."""
+        cli = self._cli
+        if cli is None or not cli.ready:
+            raise Unavailable(f"{self.name}: claude is not running")
+        name = f"mcp__{MCP_SERVER_NAME}__{tool}"
+        response = await self._request(cli, "mcp_call", timeout, {"tool": name, "arguments": {}})
+        if not response.ok:
+            raise Unavailable(f"claude could not call {name}: {response.error}")
+        content = response.response.get("content")
+        blocks = content if isinstance(content, list) else []
+        return "".join(str(block.get("text", "")) for block in blocks if isinstance(block, dict))
+
+    async def _request(
+        self, cli: _Cli, subtype: str, timeout: float, fields: JsonObject | None = None
+    ) -> ControlResponse:
         """Send a control request and wait for its answer. Raises ``Unavailable``."""
         assert cli.proc is not None
         request_id = f"{subtype}-{next(self._request_ids)}"
@@ -271,7 +288,7 @@ class ClaudeSession(TurnSession):
             with contextlib.suppress(Unavailable):
                 # A CLI that no longer reads is exiting: its exit rejects the future with the
                 # exit code and stderr, a better message than the broken pipe.
-                await cli.proc.write(control_request_line(request_id, subtype))
+                await cli.proc.write(control_request_line(request_id, subtype, fields))
             async with asyncio.timeout(timeout):
                 return await future
         except TimeoutError:
@@ -360,3 +377,10 @@ async def start_claude_session(
         await session.shutdown()
         raise
     return session
+
+
+async def probe_claude_mcp(session: AgentSession) -> str:
+    """``CliAdapter.probe_mcp`` for claude."""
+    if not isinstance(session, ClaudeSession):
+        raise Invalid("not a claude session")
+    return await session.call_mcp_tool(PROBE_TOOL)

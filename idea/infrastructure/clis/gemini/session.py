@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from idea.application.session_ports import StructuredSpec
+from idea.application.session_ports import AgentSession, StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaError, Invalid, Unavailable
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
@@ -190,6 +190,38 @@ class GeminiSession(TurnSession):
         self._retry: asyncio.Task[None] | None = None
         self._interrupted = False
         self._closing = False
+
+    async def check_mcp_server(self, timeout: float = 60.0) -> str:
+        """``gemini mcp list`` where the turns run: the line that says IdeA's server is
+        ``Connected`` (the CLI connects and pings it; no model turn). Raises ``Unavailable``."""
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *self._program,
+                "mcp",
+                "list",
+                cwd=self._spec.run_dir,
+                env=self._env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+            )
+        except OSError as exc:
+            raise Unavailable(f"gemini mcp list could not start: {exc}") from exc
+        try:
+            async with asyncio.timeout(timeout):
+                out, _ = await proc.communicate()
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+            raise Unavailable(f"gemini mcp list did not finish within {timeout:g} s") from None
+        lines = out.decode("utf-8", errors="replace").splitlines()
+        # "✓ idea: <command> (stdio) - Connected", "✗ idea: … - Disconnected"
+        listed = re.compile(rf"^\S+\s+{re.escape(MCP_SERVER_NAME)}:\s")
+        ours = [line.strip() for line in lines if listed.match(line.strip())]
+        if ours and ours[0].endswith("- Connected"):
+            return ours[0]
+        found = ours[0] if ours else f"the server {MCP_SERVER_NAME!r} is not listed"
+        raise Unavailable(f"gemini does not reach IdeA's MCP server: {found}")
 
     def pids(self) -> list[int]:
         runs = (self._previous, self._run)
@@ -372,3 +404,10 @@ def _from_root(entry: str, root: str) -> str:
     if os.path.isabs(entry) or entry.startswith("~") or entry.lower().startswith("%userprofile%"):
         return entry
     return os.path.join(root, entry)
+
+
+async def probe_gemini_mcp(session: AgentSession) -> str:
+    """``CliAdapter.probe_mcp`` for gemini."""
+    if not isinstance(session, GeminiSession):
+        raise Invalid("not a gemini session")
+    return await session.check_mcp_server()

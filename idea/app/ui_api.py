@@ -32,6 +32,7 @@ from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.layout import DEFAULT_TAB_TITLE, DIRECTIONS, VIEWS, Layouts
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
+from idea.domain.text import check_text
 from idea.infrastructure.processes.executables import detect_all
 from idea.infrastructure.stores.recent_projects import scratch_project_dir
 
@@ -284,7 +285,7 @@ class UiApi:
         data = p.get("data")
         if not isinstance(data, str):
             raise MissingField("data") if data is None else Invalid("data: expected a string")
-        self._terminal(p)[1].write(data)
+        self._terminal(p)[1].write(check_text(data, "data"))
         return None
 
     def terminal_resize(self, _: TerminalViews, p: JsonObject) -> JsonValue:
@@ -400,14 +401,16 @@ def _text(p: JsonObject, key: str) -> str:
         raise MissingField(key)
     if not isinstance(value, str):
         raise Invalid(f"{key}: expected a string, got {type(value).__name__}")
-    return value
+    return check_text(value, key)
 
 
 def _opt_text(p: JsonObject, key: str) -> str | None:
     value = p.get(key)
-    if value is not None and not isinstance(value, str):
+    if value is None:
+        return None
+    if not isinstance(value, str):
         raise Invalid(f"{key}: expected a string or null, got {type(value).__name__}")
-    return value
+    return check_text(value, key)
 
 
 def _opt_bool(p: JsonObject, key: str, *, default: bool) -> bool:

@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 WS_PATH = "/ws"
 TOO_SLOW = 4001  # close code: the client fell too far behind; it reconnects and reloads
 CLOSE_TIMEOUT_S = 2.0
+ID_MAX = 256  # characters of a request id
 _NOT_BUILT = (
     "<!doctype html><meta charset=utf-8><title>IdeA</title>"
     "<p>IdeA UI not built: build <code>ui/</code> into <code>ui/dist</code>.</p>"
@@ -204,6 +205,11 @@ class UiServer:
             if isinstance(request_id, bool) or not isinstance(request_id, int | str):
                 request_id = None
                 raise Invalid("id: expected a number or a string")
+            if isinstance(request_id, str) and len(request_id) > ID_MAX:
+                # Echoed in its reply: a huge one would make that reply bigger than the bound
+                # of what may wait for a client, and the client would be closed as too slow.
+                request_id = None
+                raise Invalid(f"id: at most {ID_MAX} characters")
             method = self._api.method(message.get("method"))
             params = message.get("params", {})
             if params is None:

@@ -336,6 +336,29 @@ async def test_malformed_messages_get_an_error_reply_and_the_connection_lives_on
     assert (await api.ok("project.info"))["name"] == "project"
 
 
+async def test_a_reply_is_never_much_bigger_than_its_request(api):
+    # Found by fuzzing: the reply echoed the id, or quoted the bad value whole, JSON-escaped up
+    # to six times its size; past 8 MiB waiting, the server closed the client as too slow.
+    await api.ws.send_str(json.dumps({"id": "\x7f" * 3_000_000, "method": "x"}, ensure_ascii=False))
+    await api.until(lambda: None in api.replies)
+    assert api.replies.pop(None)["error"]["message"] == "id: at most 256 characters"
+    await api.ws.send_str(json.dumps({"id": 2, "method": "\x7f" * 3_000_000}, ensure_ascii=False))
+    error = (await api.reply(2))["error"]
+    assert error["code"] == "INVALID"
+    assert error["message"].startswith("method: unknown method '\\x7f")
+    assert len(error["message"]) <= 2000
+    assert (await api.ok("project.info"))["name"] == "project"
+
+
+async def test_text_with_a_lone_surrogate_is_invalid_not_internal(api):
+    # Found by fuzzing: the agent file (or the delegation log) could not be written as UTF-8.
+    error = await api.fail("agents.create", name="x", profile="shell", context="\ud800")
+    assert (error["code"], error["message"][:9]) == ("INVALID", "context: ")
+    error = await api.fail("chat.send", name="bot", text="a\udfff")
+    assert (error["code"], error["message"][:6]) == ("INVALID", "text: ")
+    assert "x" not in [agent["name"] for agent in await api.ok("agents.list")]
+
+
 async def test_project_info_and_profiles_with_cli_detection(api, runtime):
     info = await api.ok("project.info")
     assert info["id"] == runtime.services.info.id

@@ -21,6 +21,7 @@ from idea.application.change_layout import change_layout
 from idea.application.create_agent import NewAgent, create_agent
 from idea.application.edit_agent import AgentChanges, delete_agent, update_agent
 from idea.application.launch_agent import LaunchRequest
+from idea.application.move_agent import move_agent
 from idea.application.session_ports import TerminalSession
 from idea.application.work_state import project_work_state
 from idea.domain.agent import Agent
@@ -42,6 +43,7 @@ METHODS = (
     *("project.info", "project.recent", "project.open", "profiles.list", "agents.list"),
     *("agents.create", "agents.update"),
     *("agents.delete", "layouts.get", "layouts.apply", "session.launch", "session.stop"),
+    "session.move",
     *("terminal.attach", "terminal.detach", "terminal.write", "terminal.resize", "chat.send"),
     *("chat.history", "chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
     *("trust.get", "trust.grant"),
@@ -268,6 +270,23 @@ class UiApi:
     async def session_stop(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         stopped = await self._rt.stop_agent(_text(p, "name"), reason="stopped from the UI")
         return {"stopped": stopped}
+
+    def session_move(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        """A live agent shown elsewhere is shown in this cell instead; its old cell empties."""
+        moved = move_agent(
+            self._s.agents,
+            self._s.layouts,
+            self._rt.sessions,
+            self._rt.bus,
+            _text(p, "name"),
+            _text(p, "node_id"),
+        )
+        return {
+            "layouts": moved.layouts.to_json(),
+            "agent_id": moved.agent_id,
+            "node_id": moved.node_id,
+            "from_node_id": moved.from_node_id,
+        }
 
     def terminal_attach(self, views: TerminalViews, p: JsonObject) -> JsonValue:
         # Synchronous on purpose: the reply is queued before any output of the new attach.

@@ -90,6 +90,39 @@ def test_split_terminal_chat_reload_board_and_log(served: str, page: Page) -> No
 
 
 @pytest.mark.timeout(90)
+def test_a_live_agent_is_moved_here_from_the_picker_and_its_old_cell_empties(
+    served: str, page: Page
+) -> None:
+    open_app(page, served)
+    page.locator(".cell").first.get_by_title("Split right").click()
+    expect(page.locator(".cell")).to_have_count(2)
+    left, right = page.locator(".cell").nth(0), page.locator(".cell").nth(1)
+    left.locator('.picker-row[data-agent="sh"] .picker-main').click()
+    term = cell_of(page, "sh").locator(".xterm")
+    expect(term).to_be_visible()
+    sentinel = f"MOVED{uuid.uuid4().hex[:10]}"
+    term.click()
+    page.keyboard.type(f"echo {sentinel[:5]}''{sentinel[5:]}")
+    page.keyboard.press("Enter")
+    expect(cell_of(page, "sh").locator(".xterm-rows")).to_contain_text(sentinel)
+
+    # In the empty cell the shell, live on the left, is disabled: go there, or move it here.
+    row = right.locator('.picker-row[data-agent="sh"]')
+    expect(row.locator(".picker-main")).to_be_disabled()
+    expect(row.get_by_text("Go to cell")).to_be_visible()
+    screenshot(page, "picker-move-here")
+    row.get_by_text("Move here").click()
+    expect(right.locator(".xterm-rows")).to_contain_text(sentinel)  # the same session
+    expect(left.locator(".cell-title")).to_have_text("Empty cell")
+    expect(left.locator('.picker-row[data-agent="sh"] .picker-main')).to_be_disabled()
+
+    page.reload()  # saved: the right cell shows the shell after a reload
+    expect(page.locator(".connection")).to_have_text("connected")
+    expect(page.locator(".cell").nth(1).locator(".xterm-rows")).to_contain_text(sentinel)
+    expect(page.locator(".cell").nth(0).locator(".cell-title")).to_have_text("Empty cell")
+
+
+@pytest.mark.timeout(90)
 def test_tabs_resize_and_go_to_cell(served: str, page: Page) -> None:
     open_app(page, served)
     page.locator(".cell").first.get_by_title("Split down").click()

@@ -478,6 +478,33 @@ async def test_a_cell_no_longer_showing_its_live_agent_lets_it_run_in_the_backgr
     assert (row["live"], row["node_id"]) == (True, None)
 
 
+async def test_a_live_agent_is_moved_to_another_cell_without_a_restart(api, runtime, starter):
+    leaf = (await api.ok("layouts.get"))["tabs"][0]["root"]["id"]
+    other = (await api.ok("layouts.apply", op="split", leaf_id=leaf, direction="row"))["leaf_id"]
+    await api.ok("layouts.apply", op="bind", leaf_id=leaf, agent_id="id-sh")
+    await api.ok("session.launch", name="sh", node_id=leaf)
+    refused = await api.fail("session.launch", name="sh", node_id=other)
+    assert (refused["code"], refused["node_id"]) == ("AGENT_ALREADY_RUNNING", leaf)
+
+    moved = await api.ok("session.move", name="sh", node_id=other)
+    assert (moved["agent_id"], moved["node_id"], moved["from_node_id"]) == ("id-sh", other, leaf)
+    cells = {c["id"]: c for c in moved["layouts"]["tabs"][0]["root"]["children"]}
+    assert (cells[other]["agent"], cells[other]["view"]) == ("id-sh", "terminal")
+    assert cells[leaf]["agent"] is None
+    assert runtime.layouts().to_json() == moved["layouts"]  # persisted
+    await api.event("LayoutChanged")
+    await api.event("AgentsChanged")
+    row = next(a for a in await api.ok("agents.list") if a["name"] == "sh")
+    assert (row["live"], row["node_id"]) == (True, other)
+    assert len(starter.terminals.sessions) == 1  # the same session, not restarted
+    assert (await api.ok("session.launch", name="sh", node_id=other))["started"] is False
+
+    assert (await api.fail("session.move", name="bot", node_id=leaf))["code"] == "CONFLICT"
+    assert (await api.fail("session.move", name="sh", node_id="gone"))["code"] == "NOT_FOUND"
+    assert (await api.fail("session.move", name="nobody", node_id=leaf))["code"] == "NOT_FOUND"
+    assert (await api.fail("session.move", name="sh"))["field"] == "node_id"
+
+
 # --- sessions and terminals ----------------------------------------------------------------------
 
 

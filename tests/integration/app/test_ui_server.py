@@ -350,6 +350,16 @@ async def test_a_reply_is_never_much_bigger_than_its_request(api):
     assert (await api.ok("project.info"))["name"] == "project"
 
 
+async def test_a_reply_carrying_non_ascii_text_is_not_inflated_by_escapes(api):
+    # 3 MB of "é" came back escaped as 9 MB, and the client was closed as too slow (4001).
+    context = "é" * 1_500_000
+    params = {"name": "big", "profile": "shell", "context": context}
+    request = {"id": "big", "method": "agents.create", "params": params}
+    await api.ws.send_str(json.dumps(request, ensure_ascii=False))  # 3 MB, under the 4 MiB cap
+    assert (await api.reply("big"))["result"]["context"] == context
+    assert (await api.ok("project.info"))["name"] == "project"
+
+
 async def test_text_with_a_lone_surrogate_is_invalid_not_internal(api):
     # Found by fuzzing: the agent file (or the delegation log) could not be written as UTF-8.
     error = await api.fail("agents.create", name="x", profile="shell", context="\ud800")

@@ -21,6 +21,7 @@ from idea.application.change_layout import change_layout
 from idea.application.create_agent import NewAgent, create_agent
 from idea.application.edit_agent import AgentChanges, delete_agent, update_agent
 from idea.application.launch_agent import LaunchRequest
+from idea.application.move_agent import move_agent
 from idea.application.session_ports import TerminalSession
 from idea.application.work_state import project_work_state
 from idea.domain.agent import Agent
@@ -32,6 +33,7 @@ from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.layout import DEFAULT_TAB_TITLE, DIRECTIONS, VIEWS, Layouts
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
+from idea.domain.text import check_text
 from idea.infrastructure.processes.executables import detect_all
 from idea.infrastructure.stores.recent_projects import scratch_project_dir
 
@@ -41,6 +43,7 @@ METHODS = (
     *("project.info", "project.recent", "project.open", "profiles.list", "agents.list"),
     *("agents.get", "agents.create", "agents.update"),
     *("agents.delete", "layouts.get", "layouts.apply", "session.launch", "session.stop"),
+    "session.move",
     *("terminal.attach", "terminal.detach", "terminal.write", "terminal.resize", "chat.send"),
     *("chat.history", "chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
     *("trust.get", "trust.grant"),
@@ -276,6 +279,23 @@ class UiApi:
         stopped = await self._rt.stop_agent(_text(p, "name"), reason="stopped from the UI")
         return {"stopped": stopped}
 
+    def session_move(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        """A live agent shown elsewhere is shown in this cell instead; its old cell empties."""
+        moved = move_agent(
+            self._s.agents,
+            self._s.layouts,
+            self._rt.sessions,
+            self._rt.bus,
+            _text(p, "name"),
+            _text(p, "node_id"),
+        )
+        return {
+            "layouts": moved.layouts.to_json(),
+            "agent_id": moved.agent_id,
+            "node_id": moved.node_id,
+            "from_node_id": moved.from_node_id,
+        }
+
     def terminal_attach(self, views: TerminalViews, p: JsonObject) -> JsonValue:
         # Synchronous on purpose: the reply is queued before any output of the new attach.
         agent, session = self._terminal(p)
@@ -292,7 +312,7 @@ class UiApi:
         data = p.get("data")
         if not isinstance(data, str):
             raise MissingField("data") if data is None else Invalid("data: expected a string")
-        self._terminal(p)[1].write(data)
+        self._terminal(p)[1].write(check_text(data, "data"))
         return None
 
     def terminal_resize(self, _: TerminalViews, p: JsonObject) -> JsonValue:
@@ -410,14 +430,16 @@ def _text(p: JsonObject, key: str) -> str:
         raise MissingField(key)
     if not isinstance(value, str):
         raise Invalid(f"{key}: expected a string, got {type(value).__name__}")
-    return value
+    return check_text(value, key)
 
 
 def _opt_text(p: JsonObject, key: str) -> str | None:
     value = p.get(key)
-    if value is not None and not isinstance(value, str):
+    if value is None:
+        return None
+    if not isinstance(value, str):
         raise Invalid(f"{key}: expected a string or null, got {type(value).__name__}")
-    return value
+    return check_text(value, key)
 
 
 def _opt_bool(p: JsonObject, key: str, *, default: bool) -> bool:

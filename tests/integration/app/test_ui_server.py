@@ -336,6 +336,39 @@ async def test_malformed_messages_get_an_error_reply_and_the_connection_lives_on
     assert (await api.ok("project.info"))["name"] == "project"
 
 
+async def test_a_reply_is_never_much_bigger_than_its_request(api):
+    # Found by fuzzing: the reply echoed the id, or quoted the bad value whole, JSON-escaped up
+    # to six times its size; past 8 MiB waiting, the server closed the client as too slow.
+    await api.ws.send_str(json.dumps({"id": "\x7f" * 3_000_000, "method": "x"}, ensure_ascii=False))
+    await api.until(lambda: None in api.replies)
+    assert api.replies.pop(None)["error"]["message"] == "id: at most 256 characters"
+    await api.ws.send_str(json.dumps({"id": 2, "method": "\x7f" * 3_000_000}, ensure_ascii=False))
+    error = (await api.reply(2))["error"]
+    assert error["code"] == "INVALID"
+    assert error["message"].startswith("method: unknown method '\\x7f")
+    assert len(error["message"]) <= 2000
+    assert (await api.ok("project.info"))["name"] == "project"
+
+
+async def test_a_reply_carrying_non_ascii_text_is_not_inflated_by_escapes(api):
+    # 3 MB of "é" came back escaped as 9 MB, and the client was closed as too slow (4001).
+    context = "é" * 1_500_000
+    params = {"name": "big", "profile": "shell", "context": context}
+    request = {"id": "big", "method": "agents.create", "params": params}
+    await api.ws.send_str(json.dumps(request, ensure_ascii=False))  # 3 MB, under the 4 MiB cap
+    assert (await api.reply("big"))["result"]["context"] == context
+    assert (await api.ok("project.info"))["name"] == "project"
+
+
+async def test_text_with_a_lone_surrogate_is_invalid_not_internal(api):
+    # Found by fuzzing: the agent file (or the delegation log) could not be written as UTF-8.
+    error = await api.fail("agents.create", name="x", profile="shell", context="\ud800")
+    assert (error["code"], error["message"][:9]) == ("INVALID", "context: ")
+    error = await api.fail("chat.send", name="bot", text="a\udfff")
+    assert (error["code"], error["message"][:6]) == ("INVALID", "text: ")
+    assert "x" not in [agent["name"] for agent in await api.ok("agents.list")]
+
+
 async def test_project_info_and_profiles_with_cli_detection(api, runtime):
     info = await api.ok("project.info")
     assert info["id"] == runtime.services.info.id
@@ -474,6 +507,33 @@ async def test_a_cell_no_longer_showing_its_live_agent_lets_it_run_in_the_backgr
     await api.ok("layouts.apply", op="bind", leaf_id=leaf, agent_id="id-bot", view="chat")
     row = next(a for a in await api.ok("agents.list") if a["name"] == "sh")
     assert (row["live"], row["node_id"]) == (True, None)
+
+
+async def test_a_live_agent_is_moved_to_another_cell_without_a_restart(api, runtime, starter):
+    leaf = (await api.ok("layouts.get"))["tabs"][0]["root"]["id"]
+    other = (await api.ok("layouts.apply", op="split", leaf_id=leaf, direction="row"))["leaf_id"]
+    await api.ok("layouts.apply", op="bind", leaf_id=leaf, agent_id="id-sh")
+    await api.ok("session.launch", name="sh", node_id=leaf)
+    refused = await api.fail("session.launch", name="sh", node_id=other)
+    assert (refused["code"], refused["node_id"]) == ("AGENT_ALREADY_RUNNING", leaf)
+
+    moved = await api.ok("session.move", name="sh", node_id=other)
+    assert (moved["agent_id"], moved["node_id"], moved["from_node_id"]) == ("id-sh", other, leaf)
+    cells = {c["id"]: c for c in moved["layouts"]["tabs"][0]["root"]["children"]}
+    assert (cells[other]["agent"], cells[other]["view"]) == ("id-sh", "terminal")
+    assert cells[leaf]["agent"] is None
+    assert runtime.layouts().to_json() == moved["layouts"]  # persisted
+    await api.event("LayoutChanged")
+    await api.event("AgentsChanged")
+    row = next(a for a in await api.ok("agents.list") if a["name"] == "sh")
+    assert (row["live"], row["node_id"]) == (True, other)
+    assert len(starter.terminals.sessions) == 1  # the same session, not restarted
+    assert (await api.ok("session.launch", name="sh", node_id=other))["started"] is False
+
+    assert (await api.fail("session.move", name="bot", node_id=leaf))["code"] == "CONFLICT"
+    assert (await api.fail("session.move", name="sh", node_id="gone"))["code"] == "NOT_FOUND"
+    assert (await api.fail("session.move", name="nobody", node_id=leaf))["code"] == "NOT_FOUND"
+    assert (await api.fail("session.move", name="sh"))["field"] == "node_id"
 
 
 # --- sessions and terminals ----------------------------------------------------------------------

@@ -7,18 +7,8 @@ import os
 import pytest
 
 from idea.app.bootstrap import open_project
-from idea.domain.agent import Agent
 from tests.fakes.ports.session_starter import FakeSessionStarter
 from tests.worlds import trust_project
-
-
-@pytest.fixture
-async def runtime(tmp_path):
-    starter = FakeSessionStarter()
-    rt = await open_project(tmp_path, starter=starter)
-    rt.services.agents.save(Agent(id="id-helper", name="helper", profile="claude"))
-    yield rt
-    await rt.close()
 
 
 def write_request(folder, request_id, body):

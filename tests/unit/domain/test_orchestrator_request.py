@@ -374,3 +374,25 @@ def test_outcome_json_has_a_stable_shape() -> None:
         "reply": "done",
         "data": board,
     }
+
+
+@pytest.mark.parametrize(
+    ("request_", "field"),
+    [
+        ({"action": "agent.message", "targetAgent": "dev", "task": "a\ud800b"}, "task"),
+        ({"action": "agent.context.update", "name": "dev", "context": "\udfff"}, "context"),
+        ({"action": "skill.create", "name": "s", "description": "d", "body": "\ud83d"}, "body"),
+        ({"action": "workstate.set", "status": "idle", "intent": "x\udc00"}, "intent"),
+    ],
+)
+def test_text_with_a_lone_surrogate_is_invalid_naming_the_field(
+    request_: JsonObject, field: str
+) -> None:
+    # JSON carries it as a "\ud800" escape; no store could write it as UTF-8.
+    with pytest.raises(Invalid, match=f"^{field}: not valid Unicode text"):
+        validate_request(json.loads(json.dumps(request_)))
+
+
+def test_text_with_a_surrogate_pair_is_fine() -> None:
+    escaped = '{"action": "agent.message", "targetAgent": "dev", "task": "\\ud83d\\ude00"}'
+    assert validate_request(json.loads(escaped)) == AskAgent("dev", "\N{GRINNING FACE}")

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from idea.app.cli_version_watch import CliVersionWatch
 from idea.app.doctor import DoctorRow, run_doctor
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import Core, ProjectRuntime, ProjectServices
@@ -43,7 +44,7 @@ from idea.application.workspace_trust import WorkspaceTrust
 from idea.domain.agent import AgentIdReassigned
 from idea.domain.builtin_profiles import builtin_profiles
 from idea.domain.commands import Source
-from idea.domain.errors import CorruptFile, Invalid
+from idea.domain.errors import CorruptFile, IdeaError, Invalid
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.profile import Profile
 from idea.endpoint.naming import mcp_endpoint
@@ -60,7 +61,7 @@ from idea.infrastructure.processes.subreaper import Subreaper
 from idea.infrastructure.processes.system import SystemClock, UuidGenerator
 from idea.infrastructure.stores.agents import MarkdownAgentStore
 from idea.infrastructure.stores.chat_log import JsonlChatLog
-from idea.infrastructure.stores.cli_versions import CliVersions
+from idea.infrastructure.stores.cli_versions import CliVersions, current_version
 from idea.infrastructure.stores.delegation_log import JsonlDelegationLog
 from idea.infrastructure.stores.knowledge import MarkdownMemoryStore, MarkdownSkillStore
 from idea.infrastructure.stores.layouts import JsonLayoutStore
@@ -252,7 +253,18 @@ def project_runtime(
             lambda requester, send: McpConnection(backend, requester, send),
         )
 
-    return ProjectRuntime(s, core, FileDoor(s.paths.orchestrator, answer_file), backend, listener)
+    versions = CliVersions()
+
+    def runs(profile: str) -> tuple[str, ...]:
+        try:
+            found = s.profiles.get(profile)
+        except IdeaError:
+            return ()
+        return detect(found, os.environ.get("PATH"), os.environ.get("HOME")).argv
+
+    watch = CliVersionWatch(core.bus, s.agents, versions.passed, runs, current_version)
+    door = FileDoor(s.paths.orchestrator, answer_file)
+    return ProjectRuntime(s, core, door, backend, listener, closing=(watch.close,))
 
 
 async def open_project(

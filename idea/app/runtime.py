@@ -9,7 +9,7 @@ builds it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -102,7 +102,9 @@ class ProjectRuntime:
         file_door: FileDoor,
         mcp_backend: RuntimeMcpBackend,
         listener: Callable[[bytes], McpListener],
+        closing: Sequence[Callable[[], Awaitable[None]]] = (),
     ) -> None:
+        self._closing = tuple(closing)  # what else ends with the project (watchers)
         self.services = services
         self.core = core
         self.bus = core.bus
@@ -184,6 +186,8 @@ class ProjectRuntime:
         if self._closed:
             return
         self._closed = True
+        for close in self._closing:
+            await close()
         if self._lock is None:
             return  # never owned the project (another IdeA has it): touch nothing
         try:

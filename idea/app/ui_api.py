@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from idea import __version__
+from idea.app.doctor import DoctorRow
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime, ProjectServices
 from idea.app.terminal_stream import TerminalViews
@@ -27,7 +28,14 @@ from idea.application.work_state import project_work_state
 from idea.domain.agent import Agent
 from idea.domain.builtin_profiles import builtin_profile_names
 from idea.domain.commands import AskAgent, Source
-from idea.domain.errors import Conflict, CorruptFile, Invalid, MissingField, NotFound
+from idea.domain.errors import (
+    Conflict,
+    CorruptFile,
+    Invalid,
+    MissingField,
+    NotFound,
+    Unavailable,
+)
 from idea.domain.events import AgentsChanged
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.layout import DEFAULT_TAB_TITLE, DIRECTIONS, VIEWS, Layouts
@@ -39,6 +47,9 @@ from idea.infrastructure.stores.recent_projects import scratch_project_dir
 
 T = TypeVar("T")
 MODES: tuple[Mode, ...] = (Mode.TERMINAL, Mode.STRUCTURED)
+# The project's root -> ``idea doctor``'s rows (``app/doctor.py``), without a model turn.
+Doctor = Callable[[Path], Awaitable[list[DoctorRow]]]
+
 METHODS = (
     *("project.info", "project.recent", "project.open", "profiles.list", "agents.list"),
     *("agents.get", "agents.create", "agents.update"),
@@ -46,6 +57,7 @@ METHODS = (
     "session.move",
     *("terminal.attach", "terminal.detach", "terminal.write", "terminal.resize", "chat.send"),
     *("chat.history", "chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
+    "doctor.run",
     *("trust.get", "trust.grant"),
 )
 LAYOUT_OPS = (
@@ -66,10 +78,12 @@ class UiApi:
         host: ProjectHost,
         problems: Callable[[], list[CorruptFile]],
         history: Callable[[str], JsonObject],
+        doctor: Doctor | None = None,
     ) -> None:
         self._host = host
         self._problems = problems
         self._history = history
+        self._doctor = doctor
         # "agents.create" is served by ``agents_create``, and so on.
         self.methods: dict[str, Method] = {
             name: getattr(self, name.replace(".", "_")) for name in METHODS
@@ -366,6 +380,13 @@ class UiApi:
         rows: list[JsonValue] = [{**p.to_dict(), "reason": p.reason} for p in self._problems()]
         rows += [{**n.to_dict()} for n in self._s.reassigned]  # copied agent files
         return rows
+
+    async def doctor_run(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        """``idea doctor`` on the current project's profiles, no model turn (DESIGN.md §17)."""
+        if self._doctor is None:
+            raise Unavailable("idea doctor is not available here")
+        rows = await self._doctor(self._s.paths.root)
+        return [row.to_json() for row in rows]
 
     # --- helpers ---------------------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from idea.app.terminal_stream import (
     ClientOutbox,
     ClientStreams,
 )
-from idea.app.ui_api import Method, UiApi
+from idea.app.ui_api import Doctor, Method, UiApi
 from idea.application.session_ports import Unsubscribe
 from idea.application.tasks import TaskSet
 from idea.domain.errors import CorruptFile, IdeaError, Internal, Invalid, Unavailable
@@ -73,6 +73,7 @@ class UiServer:
         token: str | None = None,
         interval_s: float = DEFAULT_INTERVAL_S,
         output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES,
+        doctor: Doctor | None = None,
     ) -> None:
         self.guard = LoopbackGuard("UI server", token, origin_required=(WS_PATH,))
         self.token = self.guard.token
@@ -81,7 +82,7 @@ class UiServer:
         self._host = host
         self.outbox_limits = (interval_s, output_limit_bytes)
         self._transcripts = ChatTranscripts(chat_log=host.current.chat_log)
-        self._api = UiApi(host, self.problems, self.chat_history)
+        self._api = UiApi(host, self.problems, self.chat_history, doctor)
         self._clients: set[Client] = set()
         self._tasks = TaskSet("UI server")
         self._watches: dict[str, list[Unsubscribe]] = {}

@@ -512,3 +512,31 @@ def test_the_scratch_project_asks_which_project_to_open(
         # Once the project is shown, the UI has decided whether to ask: a real project does not.
         assert page.evaluate("window.ideaReady.then(() => 1)") == 1
         expect(page.get_by_role("dialog", name="Open a project")).to_be_hidden()
+
+
+@pytest.mark.timeout(120)
+def test_a_cli_updated_since_doctor_passed_gets_a_notice_that_runs_doctor(tmp_path, browser):
+    """cli-versions.json says the shell passed doctor at 0.0.1; the shell it launches is another
+    version: the notice names both, and its button shows doctor's table in the Agents panel."""
+    config = tmp_path / "config"
+    config.mkdir()
+    passed = {"shell": {"version": "0.0.1", "path": "/bin/bash"}}
+    (config / "cli-versions.json").write_text(json.dumps(passed), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1440, "height": 860})
+    env = {"IDEA_CONFIG_DIR": str(config)}
+    with idea_serve(tmp_path, make_project(tmp_path), env=env) as (url, _):
+        open_app(page, url)
+        page.locator(".cell").first.locator('.picker-row[data-agent="sh"] .picker-main').click()
+        notice = page.locator(".banner.notice")
+        expect(notice).to_contain_text("shell is now version")
+        expect(notice).to_contain_text("0.0.1 is the one that last passed")
+        screenshot(page, "cli-version-notice")
+        notice.get_by_role("button", name="Run doctor").click()
+        expect(page.locator('.panel-tab[data-panel="agents"]')).to_have_class(re.compile("active"))
+        shell = page.locator('table.doctor tr[data-profile="shell"]')
+        expect(shell).to_be_visible(timeout=60_000)
+        expect(shell.locator("td").nth(2)).to_have_text("skipped")  # terminal only
+        claude = page.locator('table.doctor tr[data-detail-of="claude"]')
+        expect(claude.locator("td.detail")).to_contain_text("not installed")
+        screenshot(page, "doctor-table")
+    page.close()

@@ -75,9 +75,12 @@ async def current_version(argv: Sequence[str], env: dict[str, str] | None = None
         found = _VERSION.search(out.decode("utf-8", errors="replace"))
         version = found.group(0) if found else None
     except TimeoutError:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        await proc.wait()
+        pass
+    finally:
+        if proc.returncode is None:  # timed out, or the caller was cancelled
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await asyncio.shield(proc.wait())
     if key is not None:
         _seen[key] = version
     return version

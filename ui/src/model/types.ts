@@ -108,3 +108,16 @@ export type TrustInfo = {
   would_run: { profile: string; command: string[]; overrides_builtin: boolean }[];
   resume: string[];
 };
+
+// doctor.run: one row per profile (DESIGN.md §17).
+export type Check = "ok" | "error" | "skipped";
+export type DoctorRow = {
+  profile: string;
+  path: string | null;
+  runs: string[];
+  version: string | null;
+  structured: Check;
+  mcp: Check;
+  live: Check;
+  detail: string;
+};

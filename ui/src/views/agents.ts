@@ -2,19 +2,30 @@
 
 import { api } from "../model/api";
 import { store } from "../model/state";
-import type { AgentDetail, AgentRow } from "../model/types";
+import type { AgentDetail, AgentRow, DoctorRow } from "../model/types";
 import { showError } from "./banner";
 import { clear, h } from "./dom";
 
 export class AgentEditor {
   readonly el = h("div.agents");
   private editing: AgentDetail | "new" | null = null;
+  private doctor: DoctorRow[] | "running" | string | null = null; // string: why it failed
 
   render(): void {
     if (this.editing) return; // the open form keeps what the user typed
     clear(
       this.el,
-      h("div.agents-head", {}, h("button.btn.primary", { onclick: () => this.edit("new") }, "New agent")),
+      h(
+        "div.agents-head",
+        {},
+        h("button.btn.primary", { onclick: () => this.edit("new") }, "New agent"),
+        h(
+          "button.btn",
+          { onclick: () => void this.runDoctor(), disabled: this.doctor === "running" },
+          "Check CLIs",
+        ),
+      ),
+      this.doctorTable(),
       ...store.agents.map((a) =>
         h(
           "div.agent-row",
@@ -25,6 +36,46 @@ export class AgentEditor {
           h("button.btn.small.danger", { onclick: () => void this.remove(a) }, "Delete"),
         ),
       ),
+    );
+  }
+
+  /** `idea doctor` (no model turn): is each profile's CLI, as installed, usable with IdeA? */
+  async runDoctor(): Promise<void> {
+    this.doctor = "running";
+    this.render();
+    try {
+      this.doctor = await api.call<DoctorRow[]>("doctor.run");
+    } catch (err) {
+      this.doctor = err instanceof Error ? err.message : String(err);
+    }
+    this.render();
+  }
+
+  private doctorTable(): HTMLElement | string {
+    const rows = this.doctor;
+    if (rows === null) return "";
+    if (rows === "running") return h("div.doctor.muted", {}, "Checking each CLI…");
+    if (typeof rows === "string") return h("div.doctor.error", {}, `Doctor failed: ${rows}`);
+    const cell = (check: string) => h("td", { class: `check ${check}` }, check);
+    return h(
+      "table.doctor",
+      {},
+      h("tr", {}, ...["Profile", "Version", "Structured", "MCP tools"].map((t) => h("th", {}, t))),
+      ...rows.flatMap((row) => [
+        h(
+          "tr",
+          { dataset: { profile: row.profile } },
+          h("td", {}, row.profile),
+          h("td", {}, row.version ?? "–"),
+          cell(row.structured),
+          cell(row.mcp),
+        ),
+        h(
+          "tr.doctor-detail",
+          { dataset: { detailOf: row.profile } },
+          h("td.detail", { colSpan: 4, title: row.runs.join(" ") }, row.detail),
+        ),
+      ]),
     );
   }
 

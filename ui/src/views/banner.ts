@@ -41,8 +41,20 @@ export function showError(err: unknown, context?: string, leafId?: string): void
   );
 }
 
-export function showNotice(text: string): void {
-  clear(host, h("div.banner.notice", { role: "status" }, h("span.banner-text", {}, text)));
+export function showNotice(text: string, action?: { label: string; run: () => void }): void {
+  const button = action
+    ? [h("button.btn", { onclick: () => (hide(), action.run()) }, action.label)]
+    : [];
+  clear(
+    host,
+    h(
+      "div.banner.notice",
+      { role: "status" },
+      h("span.banner-text", {}, text),
+      ...button,
+      ...(action ? [h("button.btn.ghost", { onclick: hide, title: "Dismiss" }, "✕")] : []),
+    ),
+  );
 }
 
 export function hide(): void {

@@ -115,6 +115,7 @@ class Api:
         self.ws = ws
         self.next_id = 0
         self.replies = {}
+        self.reply_sizes = {}  # characters of each reply's frame, by id
         self.events = []
         self.frames = []
 
@@ -126,6 +127,7 @@ class Api:
                 self.events.append(data)
             else:
                 self.replies[data["id"]] = data
+                self.reply_sizes[data["id"]] = len(msg.data)
         elif msg.type == WSMsgType.BINARY:
             self.frames.append(decode_frame(msg.data))
         else:
@@ -351,12 +353,14 @@ async def test_a_reply_is_never_much_bigger_than_its_request(api):
 
 
 async def test_a_reply_carrying_non_ascii_text_is_not_inflated_by_escapes(api):
-    # 3 MB of "é" came back escaped as 9 MB, and the client was closed as too slow (4001).
-    context = "é" * 1_500_000
+    # Non-ASCII text came back as \u escapes, six times its size: 3 MB of "é" were 9 MB queued,
+    # and the client was closed as too slow (4001). An agent's context, at its cap, shows it.
+    context = "é" * 500_000
     params = {"name": "big", "profile": "shell", "context": context}
     request = {"id": "big", "method": "agents.create", "params": params}
-    await api.ws.send_str(json.dumps(request, ensure_ascii=False))  # 3 MB, under the 4 MiB cap
+    await api.ws.send_str(json.dumps(request, ensure_ascii=False))
     assert (await api.reply("big"))["result"]["context"] == context
+    assert api.reply_sizes["big"] < len(context) + 1000  # as itself, not escaped
     assert (await api.ok("project.info"))["name"] == "project"
 
 

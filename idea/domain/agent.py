@@ -7,6 +7,7 @@ matter keys (kept in ``extra``) and the body, byte for byte.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 
 from idea.domain import frontmatter
 from idea.domain.errors import Invalid
@@ -14,10 +15,18 @@ from idea.domain.frontmatter import FrontMatter
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
 
-_KNOWN = ("id", "name", "profile", "mode", "model", "description")
+_KNOWN = ("id", "name", "profile", "mode", "model", "description", "workspace")
 # An agent's context is read on each launch and shown in the UI's editor: a role, instructions,
 # not a data file. Bounded so that one file cannot exceed a UI client's message bound.
 CONTEXT_MAX_CHARS = 512 * 1024
+
+
+class Workspace(StrEnum):
+    """Where an agent's CLI works (DESIGN.md §14): the project folder, or a git worktree of its
+    own (``.ideai/worktrees/<agent>`` on branch ``idea/<agent>``)."""
+
+    PROJECT = "project"
+    WORKTREE = "worktree"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +39,7 @@ class Agent:
     description: str | None = None
     context: str = ""
     extra: FrontMatter = field(default_factory=dict)
+    workspace: Workspace = Workspace.PROJECT
 
     def __post_init__(self) -> None:
         validate_slug(self.name, "agent name")
@@ -56,6 +66,8 @@ class Agent:
             front["model"] = self.model
         if self.description is not None:
             front["description"] = self.description
+        if self.workspace is not Workspace.PROJECT:
+            front["workspace"] = self.workspace.value
         front.update(self.extra)
         return front
 
@@ -84,10 +96,19 @@ class Agent:
             raise Invalid(
                 f"agent {name}: field 'mode' must be terminal or structured, not {mode_text!r}"
             ) from None
+        workspace_text = _scalar(front, "workspace")
+        try:
+            workspace = Workspace(workspace_text) if workspace_text else Workspace.PROJECT
+        except ValueError:
+            raise Invalid(
+                f"agent {name}: field 'workspace' must be project or worktree, "
+                f"not {workspace_text!r}"
+            ) from None
         return Agent(
             id=agent_id,
             name=name,
             profile=profile,
+            workspace=workspace,
             mode=mode,
             model=_scalar(front, "model"),
             description=_scalar(front, "description"),

@@ -1,0 +1,283 @@
+"""Agents in git worktrees of their own (DESIGN.md §14): ``.ideai/worktrees/<agent>`` on branch
+``idea/<agent>``, made from the project's HEAD at the agent's first launch.
+
+Invariants:
+- Nothing is a surprise: a project that is not a git repository, that has no commit, whose tracked
+  files have uncommitted changes (the worktree would start without them), a branch ``idea/<agent>``
+  with another history, or a folder in the worktree's place → a clear error naming it.
+- Nothing the agent wrote is lost: before a merge its uncommitted work is committed on its branch.
+- Nothing is half applied: a merge is tried first without touching any file (``git merge-tree``);
+  on a conflict the project is untouched and ``CONFLICT`` lists the files. ``discard`` resets the
+  worktree and its branch to where the branch left the project's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from pathlib import Path
+
+from idea.domain.agent import Agent, Workspace
+from idea.domain.errors import Conflict, IdeaError, Invalid, NotFound
+from idea.domain.workspace import DIFF_MAX_CHARS, FileChange, MergeResult, WorkspaceChanges
+from idea.infrastructure.files.atomic import read_text, write_atomic
+from idea.infrastructure.stores.paths import ProjectPaths
+from idea.infrastructure.workspaces.git import bounded_output, git
+
+IGNORE_LINE = "worktrees/"
+_STATUS = {
+    "A": "added",
+    "M": "modified",
+    "D": "deleted",
+    "R": "renamed",
+    "C": "added",
+    "T": "modified",
+}
+_MAX_LISTED = 20
+
+
+def branch_of(agent_name: str) -> str:
+    return f"idea/{agent_name}"
+
+
+class GitWorktrees:
+    def __init__(self, paths: ProjectPaths) -> None:
+        self._paths = paths
+
+    def folder(self, agent: Agent) -> Path:
+        """Where ``agent``'s CLI works: the project, or its worktree (made on first use).
+        Raises ``Invalid``, ``Conflict`` naming why it cannot be made."""
+        if agent.workspace is Workspace.PROJECT:
+            return self._paths.root
+        top = self._toplevel()
+        inside = self._paths.root.resolve().relative_to(top)
+        tree = self._tree(agent)
+        if self._registered(tree):
+            return tree / inside
+        self._make(agent, top, tree)
+        return tree / inside
+
+    def changes(self, agent: Agent) -> WorkspaceChanges:
+        """What the agent changed against where its branch left the project's, uncommitted work
+        included. Raises ``NotFound`` (no worktree yet), ``Invalid``."""
+        tree = self._existing(agent)
+        base = self._base(agent)
+        git(tree, "add", "--all", "--intent-to-add")  # new files show in the diff
+        listed = git(tree, "diff", "--raw", "--numstat", "-z", "--no-renames", base).stdout
+        diff, truncated = bounded_output(tree, ["diff", "--no-renames", base], DIFF_MAX_CHARS)
+        return WorkspaceChanges(
+            branch=branch_of(agent.name),
+            base=base,
+            ahead=self._ahead(agent),
+            files=_parse_raw_numstat(listed),
+            diff=diff,
+            truncated=truncated,
+        )
+
+    def merge(self, agent: Agent, message: str) -> MergeResult:
+        """Commit the agent's uncommitted work on its branch, then merge the branch into the
+        project's current branch. Raises ``Conflict`` (listing the files; the project untouched),
+        ``NotFound``, ``Invalid``."""
+        tree = self._existing(agent)
+        branch = branch_of(agent.name)
+        self._commit_work(tree, message)
+        root = self._paths.root
+        into = git(root, "symbolic-ref", "--quiet", "--short", "HEAD", ok=(0, 1)).stdout.strip()
+        if not into:
+            raise Invalid("the project is not on a branch (detached HEAD): check one out first")
+        trial = git(root, "merge-tree", "--write-tree", "--name-only", "HEAD", branch, ok=(0, 1))
+        if trial.returncode == 1:
+            files = _conflicted(trial.stdout)
+            raise Conflict(
+                f"merging {branch} into {into} conflicts in {_listed(files)}; nothing was changed"
+            )
+        before = self._head(root)
+        done = git(
+            root,
+            "merge",
+            "--no-ff",
+            "--no-edit",
+            "-m",
+            message,
+            branch,
+            ok=(0, 1, 128),
+            identity=True,
+        )
+        if done.returncode != 0:
+            with contextlib.suppress(IdeaError):
+                git(root, "merge", "--abort", ok=(0, 128))
+            words = " ".join((done.stderr or done.stdout).split())
+            raise Conflict(
+                f"merging {branch} into {into} was refused; nothing was changed: {words}"
+            )
+        after = self._head(root)
+        changed = git(root, "diff", "--name-only", before, after).stdout.splitlines()
+        return MergeResult(branch, into, after, len(changed))
+
+    def discard(self, agent: Agent) -> str:
+        """Reset the worktree and its branch to where the branch left the project's; that
+        commit. Raises ``NotFound``, ``Invalid``."""
+        tree = self._existing(agent)
+        base = self._base(agent)
+        git(tree, "reset", "--hard", base)
+        git(tree, "clean", "-fd")
+        return base
+
+    # --- git ------------------------------------------------------------------------------------
+
+    def _toplevel(self) -> Path:
+        done = git(self._paths.root, "rev-parse", "--show-toplevel", ok=(0, 128))
+        if done.returncode != 0:
+            raise Invalid(
+                f"workspace: {self._paths.root} is not a git repository, so an agent cannot have "
+                "a worktree of its own there (git init, commit, then try again)"
+            )
+        return Path(done.stdout.strip()).resolve()
+
+    def _tree(self, agent: Agent) -> Path:
+        return self._paths.ideai / "worktrees" / agent.name
+
+    def _registered(self, tree: Path) -> bool:
+        listed = git(self._paths.root, "worktree", "list", "--porcelain").stdout
+        wanted = str(tree.resolve())
+        return (
+            any(line == f"worktree {wanted}" for line in listed.splitlines())
+            and (tree / ".git").exists()
+        )
+
+    def _existing(self, agent: Agent) -> Path:
+        if agent.workspace is not Workspace.WORKTREE:
+            raise Invalid(f"agent {agent.name} works in the project folder, not a worktree")
+        self._toplevel()
+        tree = self._tree(agent)
+        if not self._registered(tree):
+            raise NotFound(
+                f"agent {agent.name} has no worktree yet (it is made at its first start)"
+            )
+        return tree
+
+    def _head(self, where: Path) -> str:
+        done = git(where, "rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1))
+        if done.returncode != 0:
+            raise Invalid("the project's repository has no commit yet: commit once, then try again")
+        return done.stdout.strip()
+
+    def _base(self, agent: Agent) -> str:
+        root = self._paths.root
+        done = git(root, "merge-base", "HEAD", branch_of(agent.name), ok=(0, 1))
+        if done.returncode != 0:
+            raise Invalid(f"{branch_of(agent.name)} shares no history with the project's branch")
+        return done.stdout.strip()
+
+    def _ahead(self, agent: Agent) -> int:
+        done = git(self._paths.root, "rev-list", "--count", f"HEAD..{branch_of(agent.name)}")
+        return int(done.stdout.strip() or 0)
+
+    def _make(self, agent: Agent, top: Path, tree: Path) -> None:
+        root, branch = self._paths.root, branch_of(agent.name)
+        head = self._head(root)
+        dirty = git(
+            top,
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+            "--",
+            ".",
+            ":(exclude,glob)**/.ideai/**",
+        ).stdout.splitlines()
+        if dirty:
+            files = [line[3:] for line in dirty]
+            raise Conflict(
+                f"the project has uncommitted changes ({_listed(files)}): {agent.name}'s worktree "
+                "would start without them; commit or stash them first"
+            )
+        if tree.exists():
+            with contextlib.suppress(OSError):
+                tree.rmdir()  # an empty folder left by a failed start
+            if tree.exists():
+                raise Conflict(f"{tree} exists and is not {agent.name}'s worktree: move it away")
+        self._ignore_worktrees()
+        git(root, "worktree", "prune")  # a worktree deleted by hand leaves its record behind
+        exists = git(root, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", ok=(0, 1))
+        if exists.returncode == 0:
+            related = git(root, "merge-base", head, branch, ok=(0, 1)).returncode == 0
+            if not related:
+                raise Conflict(
+                    f"a branch {branch} exists with another history: rename or delete it "
+                    f"(git branch -m {branch} {branch}-old)"
+                )
+            git(root, "worktree", "add", "--quiet", str(tree), branch)
+        else:
+            git(root, "worktree", "add", "--quiet", "-b", branch, str(tree), head)
+
+    def _commit_work(self, tree: Path, message: str) -> None:
+        git(tree, "add", "--all")
+        staged = git(tree, "diff", "--cached", "--quiet", ok=(0, 1))
+        if staged.returncode == 1:
+            git(tree, "commit", "--quiet", "--no-verify", "-m", message, identity=True)
+
+    def _ignore_worktrees(self) -> None:
+        """``.ideai/.gitignore`` ignores ``worktrees/`` (a project made before it did too)."""
+        path = self._paths.gitignore
+        text = read_text(path) or ""
+        if IGNORE_LINE not in text.splitlines():
+            write_atomic(
+                path, text + ("" if not text or text.endswith("\n") else "\n") + f"{IGNORE_LINE}\n"
+            )
+
+    def remove(self, agent: Agent) -> None:
+        """Remove the worktree and its branch (the agent is deleted and the user said so)."""
+        tree = self._tree(agent)
+        root = self._paths.root
+        if self._registered(tree):
+            git(root, "worktree", "remove", "--force", str(tree))
+        elif tree.exists():
+            shutil.rmtree(tree)
+        git(root, "worktree", "prune")
+        git(root, "branch", "-D", branch_of(agent.name), ok=(0, 1))
+
+
+def _parse_raw_numstat(out: str) -> tuple[FileChange, ...]:
+    """``git diff --raw --numstat -z``: the raw records (status) then the numstat ones (counts)."""
+    fields = out.split("\0")
+    statuses: dict[str, str] = {}
+    counts: dict[str, tuple[int, int]] = {}
+    i = 0
+    while i < len(fields):
+        field = fields[i]
+        if field.startswith(":"):  # ":100644 100644 abc def M" then the path
+            status = field.split()[-1][:1]
+            statuses[fields[i + 1]] = _STATUS.get(status, "modified")
+            i += 2
+        elif field:
+            added, deleted, path = [*field.split("\t", 2), "", "", ""][:3]
+            counts[path] = (_count(added), _count(deleted))
+            i += 1
+        else:
+            i += 1
+    return tuple(
+        FileChange(path, status, *counts.get(path, (0, 0)))
+        for path, status in sorted(statuses.items())
+    )
+
+
+def _count(text: str) -> int:
+    return int(text) if text.isdigit() else 0  # "-" for a binary file
+
+
+def _conflicted(out: str) -> list[str]:
+    """``git merge-tree --write-tree --name-only``: the tree id, then the conflicted files, then
+    a blank line and the messages."""
+    lines = out.splitlines()[1:]
+    files: list[str] = []
+    for line in lines:
+        if not line:
+            break
+        files.append(line)
+    return files
+
+
+def _listed(files: list[str]) -> str:
+    shown = ", ".join(files[:_MAX_LISTED])
+    more = len(files) - _MAX_LISTED
+    return shown + (f" and {more} more" if more > 0 else "") if files else "some files"

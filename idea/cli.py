@@ -94,6 +94,11 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--context-file", help="file holding the agent's context (- = stdin)")
     new.add_argument("--description", help="one line saying what the agent is for")
     new.add_argument("--mode", choices=("terminal", "structured"), help="default: the profile's")
+    new.add_argument(
+        "--worktree",
+        action="store_true",
+        help="work in a git worktree of its own (.ideai/worktrees/NAME, branch idea/NAME)",
+    )
     lst = agent_sub.add_parser("list", help="list the agents")
     lst.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
@@ -182,6 +187,7 @@ def _agent_new(project: Path, args: argparse.Namespace) -> int:
 
     from idea.app.bootstrap import project_services
     from idea.application.create_agent import NewAgent, create_agent
+    from idea.domain.agent import Workspace
     from idea.domain.profile import Mode
 
     context = ""
@@ -204,9 +210,11 @@ def _agent_new(project: Path, args: argparse.Namespace) -> int:
             context=context,
             description=args.description,
             mode=Mode(args.mode) if args.mode else None,
+            workspace=Workspace.WORKTREE if args.worktree else Workspace.PROJECT,
         ),
     )
-    print(f"Created agent {agent.name} ({agent.id}) with profile {agent.profile}")
+    where = f", in its own worktree (branch idea/{agent.name})" if args.worktree else ""
+    print(f"Created agent {agent.name} ({agent.id}) with profile {agent.profile}{where}")
     return 0
 
 

@@ -22,6 +22,7 @@ from tests.fakes.ports.memory_stores import (
 )
 from tests.fakes.ports.session_starter import FakeSessionStarter
 from tests.fakes.ports.trust import FakeTrust
+from tests.fakes.ports.workspaces import FakeWorkspaces
 
 
 @dataclass
@@ -31,6 +32,7 @@ class AppWorld:
     skills: InMemorySkillStore
     work_state: InMemoryWorkStateStore
     layouts: InMemoryLayoutStore
+    workspaces: FakeWorkspaces
     log: MemoryDelegationLog
     clock: FakeClock
     starter: FakeSessionStarter
@@ -68,6 +70,7 @@ def bootstrap_test_app(
         "skills": InMemorySkillStore(),
         "work_state": InMemoryWorkStateStore(),
         "layouts": InMemoryLayoutStore(layouts),
+        "workspaces": FakeWorkspaces(),
         "log": MemoryDelegationLog(),
         "clock": FakeClock(),
         "starter": starter or FakeSessionStarter(),
@@ -79,6 +82,7 @@ def bootstrap_test_app(
         skills=stores["skills"],
         work_state=stores["work_state"],
         layouts=stores["layouts"],
+        workspaces=stores["workspaces"],
         delegations=stores["log"],
         starter=stores["starter"],
         clock=stores["clock"],

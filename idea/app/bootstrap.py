@@ -36,6 +36,7 @@ from idea.application.ports import (
     ProjectTrust,
     SkillStore,
     TrustStore,
+    Workspaces,
     WorkStateStore,
 )
 from idea.application.session_ports import SessionStarter
@@ -76,6 +77,7 @@ from idea.infrastructure.stores.trusted_projects import (
 )
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
 from idea.infrastructure.terminal.launcher import default_terminal_launcher
+from idea.infrastructure.workspaces.worktrees import GitWorktrees
 
 # MCP tool calls must be allowed to outlast the longest ask (turn + some queueing).
 TOOL_TIMEOUT_S = DEFAULT_TURN_TIMEOUT_S * 2
@@ -130,6 +132,7 @@ def project_services(root: Path, trusted_projects: TrustStore | None = None) -> 
             paths, clock, builtin_profiles(user_shell()), trust.project_profiles_allowed
         ),
         layouts=JsonLayoutStore(paths, clock, ids),
+        workspaces=GitWorktrees(paths),
         work_state=JsonWorkStateStore(paths, clock),
         skills=MarkdownSkillStore(paths, clock, problems.append),
         memory=MarkdownMemoryStore(paths, clock, problems.append),
@@ -163,6 +166,7 @@ def wire_core(
     skills: SkillStore,
     work_state: WorkStateStore,
     layouts: LayoutStore,
+    workspaces: Workspaces,
     delegations: DelegationLog,
     starter: SessionStarter,
     clock: Clock,
@@ -185,6 +189,8 @@ def wire_core(
         "skills": skills,
         "work_state": work_state,
         "layouts": layouts,
+        "workspaces": workspaces,
+        "delegations": delegations,
         "sessions": sessions,
         "launcher": launcher,
         "stopper": stopper,
@@ -211,6 +217,7 @@ def default_starter(
         base_env=base_env,
         tool_timeout_s=TOOL_TIMEOUT_S,
         with_mcp=with_mcp,
+        folder_of=services.workspaces.folder,
     )
 
 
@@ -227,6 +234,7 @@ def project_runtime(
         skills=s.skills,
         work_state=s.work_state,
         layouts=s.layouts,
+        workspaces=s.workspaces,
         delegations=s.delegations,
         starter=starter,
         clock=s.clock,

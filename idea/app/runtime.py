@@ -46,6 +46,7 @@ from idea.infrastructure.stores.paths import ProjectPaths
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.project_lock import ProjectLock
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
+from idea.infrastructure.workspaces.worktrees import GitWorktrees
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -62,6 +63,7 @@ class ProjectServices:
     agents: MarkdownAgentStore
     profiles: JsonProfileStore
     layouts: JsonLayoutStore
+    workspaces: GitWorktrees
     work_state: JsonWorkStateStore
     skills: MarkdownSkillStore
     memory: MarkdownMemoryStore

@@ -25,9 +25,10 @@ from idea.application.launch_agent import LaunchRequest
 from idea.application.move_agent import move_agent
 from idea.application.session_ports import TerminalSession
 from idea.application.work_state import project_work_state
-from idea.domain.agent import Agent
+from idea.domain.agent import Agent, Workspace
 from idea.domain.builtin_profiles import builtin_profile_names
-from idea.domain.commands import AskAgent, Source
+from idea.domain.commands import AgentChanges as AgentChangesCommand
+from idea.domain.commands import AskAgent, Command, DiscardAgentChanges, MergeAgent, Source
 from idea.domain.errors import (
     Conflict,
     CorruptFile,
@@ -46,6 +47,7 @@ from idea.infrastructure.processes.executables import detect_all
 from idea.infrastructure.stores.recent_projects import scratch_project_dir
 
 T = TypeVar("T")
+WORKSPACES: tuple[Workspace, ...] = tuple(Workspace)
 MODES: tuple[Mode, ...] = (Mode.TERMINAL, Mode.STRUCTURED)
 # The project's root -> ``idea doctor``'s rows (``app/doctor.py``), without a model turn.
 Doctor = Callable[[Path], Awaitable[list[DoctorRow]]]
@@ -58,6 +60,7 @@ METHODS = (
     *("terminal.attach", "terminal.detach", "terminal.write", "terminal.resize", "chat.send"),
     *("chat.history", "chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
     "doctor.run",
+    *("workspace.changes", "workspace.merge", "workspace.discard"),
     *("trust.get", "trust.grant"),
 )
 LAYOUT_OPS = (
@@ -174,6 +177,7 @@ class UiApi:
             context=_opt_text(p, "context") or "",
             description=_opt_text(p, "description") or None,
             mode=_opt_choice(p, "mode", MODES),
+            workspace=_opt_choice(p, "workspace", WORKSPACES) or Workspace.PROJECT,
         )
         agent = create_agent(self._s.agents, self._s.profiles, self._s.ids, new)
         self._rt.bus.publish(AgentsChanged())
@@ -189,6 +193,7 @@ class UiApi:
             mode=_opt_choice(p, "mode", MODES),
             keep_mode="mode" not in p,
             new_name=_opt_text(p, "new_name"),
+            workspace=_opt_choice(p, "workspace", WORKSPACES),
         )
         changed = update_agent(
             self._s.agents, self._s.profiles, self._rt.sessions, _text(p, "name"), changes
@@ -366,6 +371,20 @@ class UiApi:
         await session.interrupt()
         return {"interrupted": True}
 
+    async def workspace_changes(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        return await self._review(AgentChangesCommand(name=_text(p, "name")))
+
+    async def workspace_merge(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        return await self._review(MergeAgent(name=_text(p, "name")))
+
+    async def workspace_discard(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        return await self._review(DiscardAgentChanges(name=_text(p, "name")))
+
+    async def _review(self, command: Command) -> JsonValue:
+        # Through the orchestrator, as the file door and the MCP tools do: logged, one behaviour.
+        outcome = await self._rt.orchestrator.dispatch(command, Source.UI)
+        return outcome.data
+
     def workstate_get(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         # A read, not a command: it is not logged as a delegation.
         queues = {a.id: self._rt.ask.queue_length(a.id) for a in self._s.agents.all()}
@@ -410,6 +429,7 @@ class UiApi:
                     "model": agent.model,
                     "description": agent.description,
                     "context": agent.context,
+                    "workspace": agent.workspace.value,
                     "live": running is not None,
                     "node_id": running.node_id if running else None,
                     "status": row.status.value if row else "idle",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from idea.application.live_sessions import LiveSessions
 from idea.application.ports import AgentStore, ProfileStore
-from idea.domain.agent import Agent
+from idea.domain.agent import Agent, Workspace
 from idea.domain.errors import Conflict, Invalid
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
@@ -27,6 +27,7 @@ class AgentChanges:
     mode: Mode | None = None
     keep_mode: bool = True
     new_name: str | None = None
+    workspace: Workspace | None = None
 
 
 def update_agent(
@@ -51,16 +52,25 @@ def update_agent(
         if changes.description is not None
         else agent.description
     )
+    workspace = changes.workspace or agent.workspace
+    if workspace is not agent.workspace:
+        refuse_live(sessions, agent, "moved to another workspace")
     changed = replace(
         agent,
         profile=profile.name,
         context=changes.context if changes.context is not None else agent.context,
         description=description,
         mode=mode,
+        workspace=workspace,
     )
     if changes.new_name is not None and changes.new_name != agent.name:
         validate_slug(changes.new_name, "new_name")
         refuse_live(sessions, agent, "renamed")
+        if agent.workspace is Workspace.WORKTREE:
+            raise Conflict(
+                f"agent {agent.name} works in its own worktree (branch idea/{agent.name}): "
+                "it keeps its name"
+            )
         changed = replace(changed, name=agents.rename(agent.name, changes.new_name).name)
     agents.save(changed)
     return changed

@@ -13,11 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from idea.domain.commands import (
+    AgentChanges,
     AskAgent,
     Command,
     CreateSkill,
+    DiscardAgentChanges,
     GetProjectWorkState,
     LaunchAgent,
+    MergeAgent,
     SetWorkState,
     SpawnAgent,
     StopAgent,
@@ -169,6 +172,9 @@ _PARSERS: dict[str, Callable[[JsonObject], Command]] = {
     AskAgent.ACTION: _ask,
     SpawnAgent.ACTION: _spawn,
     StopAgent.ACTION: _stop,
+    AgentChanges.ACTION: lambda obj: AgentChanges(name=_required_slug(obj, "name")),
+    MergeAgent.ACTION: lambda obj: MergeAgent(name=_required_slug(obj, "name")),
+    DiscardAgentChanges.ACTION: lambda obj: DiscardAgentChanges(name=_required_slug(obj, "name")),
     UpdateAgentContext.ACTION: _update_context,
     CreateSkill.ACTION: _create_skill,
     SetWorkState.ACTION: _set_work_state,

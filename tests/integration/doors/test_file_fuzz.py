@@ -77,6 +77,9 @@ TEMPLATES = {
     "skill.create": {"name": slugs, "description": any_text, "body": any_text},
     "workstate.set": {"status": st.sampled_from(["idle", "working"]), "intent": any_text},
     "workstate.get": {},
+    "agent.changes": {"name": st.just("helper")},
+    "agent.merge": {"name": st.just("helper")},
+    "agent.discard": {"name": st.just("helper")},
 }
 assert set(TEMPLATES) == set(KNOWN_ACTIONS)
 

@@ -10,11 +10,14 @@ from hypothesis import strategies as st
 
 from idea.domain.commands import (
     COMMAND_TYPES,
+    AgentChanges,
     AskAgent,
     Command,
     CreateSkill,
+    DiscardAgentChanges,
     GetProjectWorkState,
     LaunchAgent,
+    MergeAgent,
     SetWorkState,
     SpawnAgent,
     StopAgent,
@@ -56,6 +59,9 @@ MINIMAL: dict[str, tuple[JsonObject, Command]] = {
         SetWorkState(Status.WORKING),
     ),
     "workstate.get": ({"action": "workstate.get"}, GetProjectWorkState()),
+    "agent.changes": ({"action": "agent.changes", "name": "dev"}, AgentChanges("dev")),
+    "agent.merge": ({"action": "agent.merge", "name": "dev"}, MergeAgent("dev")),
+    "agent.discard": ({"action": "agent.discard", "name": "dev"}, DiscardAgentChanges("dev")),
 }
 
 REQUIRED: list[tuple[str, str]] = [
@@ -70,6 +76,9 @@ REQUIRED: list[tuple[str, str]] = [
     ("skill.create", "description"),
     ("skill.create", "body"),
     ("workstate.set", "status"),
+    ("agent.changes", "name"),
+    ("agent.merge", "name"),
+    ("agent.discard", "name"),
 ]
 REQUIRED += [(action, "action") for action in MINIMAL]
 
@@ -81,6 +90,9 @@ NAME_FIELDS: list[tuple[str, str]] = [
     ("agent.stop", "name"),
     ("agent.context.update", "name"),
     ("skill.create", "name"),
+    ("agent.changes", "name"),
+    ("agent.merge", "name"),
+    ("agent.discard", "name"),
 ]
 BAD_NAMES = ["../x", "a/b", "a" * 65, "Upper", "-lead", ".hidden", "a b", "a\\b"]
 

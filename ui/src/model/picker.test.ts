@@ -7,7 +7,8 @@ import type { AgentRow } from "./types";
 function agent(over: Partial<AgentRow> = {}): AgentRow {
   return {
     id: "id-dev", name: "dev", profile: "claude", mode: "terminal", configured_mode: null,
-    model: null, description: null, live: false, node_id: null, status: "idle",
+    model: null, description: null, workspace: "project", live: false, node_id: null,
+    status: "idle",
     ...over,
   };
 }

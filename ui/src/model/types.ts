@@ -14,6 +14,7 @@ export type AgentRow = {
   configured_mode: Mode | null;
   model: string | null;
   description: string | null;
+  workspace: "project" | "worktree";
   live: boolean;
   node_id: string | null;
   status: Status;

@@ -121,4 +121,6 @@ def _print_opened(runtime: ProjectRuntime, out: Printer, err: Printer) -> None:
         err(f"warning: {problem.message}")
     for notice in services.reassigned:
         err(f"warning: {notice.message}")
+    for action in report.worktrees:
+        out(f"worktrees: {action}")
     out(f"file door: {services.paths.orchestrator}")

@@ -8,6 +8,7 @@ builds it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from idea.application.snapshot_running_agents import snapshot_running_agents
 from idea.application.stop_agent import AgentStopper
 from idea.application.workspace_trust import WorkspaceTrust
 from idea.domain.agent import Agent, AgentIdReassigned
-from idea.domain.errors import CorruptFile
+from idea.domain.errors import CorruptFile, IdeaError
 from idea.domain.events import ProjectTrustChanged, StoreFileQuarantined
 from idea.domain.layout import Layouts
 from idea.domain.project import ProjectInfo
@@ -93,6 +94,7 @@ class OpenReport:
     leftover_processes_killed: list[ProcessRecord] = field(default_factory=list)
     resumed: ResumeReport | None = None
     agent_ids_reassigned: list[AgentIdReassigned] = field(default_factory=list)
+    worktrees: list[str] = field(default_factory=list)  # what reconciling them did
     restricted: bool = False  # opened restricted (DESIGN.md §13): nothing resumed, no file door
 
 
@@ -150,6 +152,14 @@ class ProjectRuntime:
         )
         # §7 step 3: processes a crashed run left behind.
         self.report.leftover_processes_killed = kill_leftover_processes(s.paths)
+        # Agents' worktrees: ones deleted by hand, locks and a merge a crash cut short (§14).
+        if (s.paths.ideai / "worktrees").is_dir():
+            try:
+                self.report.worktrees = await asyncio.to_thread(s.workspaces.reconcile)
+            except IdeaError as exc:
+                log.warning("could not reconcile the agents' worktrees: %s", exc.message)
+            for action in self.report.worktrees:
+                log.warning("worktrees: %s", action)
         for problem in s.problems:
             self._quarantined(problem)
         # The endpoint is up before any CLI starts: they connect to it at start-up.

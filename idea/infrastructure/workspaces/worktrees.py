@@ -14,6 +14,7 @@ Invariants:
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 from pathlib import Path
 
@@ -92,24 +93,30 @@ class GitWorktrees:
                 f"merging {branch} into {into} conflicts in {_listed(files)}; nothing was changed"
             )
         before = self._head(root)
-        done = git(
-            root,
-            "merge",
-            "--no-ff",
-            "--no-edit",
-            "-m",
-            message,
-            branch,
-            ok=(0, 1, 128),
-            identity=True,
-        )
-        if done.returncode != 0:
-            with contextlib.suppress(IdeaError):
-                git(root, "merge", "--abort", ok=(0, 128))
-            words = " ".join((done.stderr or done.stdout).split())
-            raise Conflict(
-                f"merging {branch} into {into} was refused; nothing was changed: {words}"
+        # A crash during the merge is finished or undone at the next open (``reconcile``).
+        self._marker.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(self._marker, json.dumps({"agent": agent.name, "before": before}))
+        try:
+            done = git(
+                root,
+                "merge",
+                "--no-ff",
+                "--no-edit",
+                "-m",
+                message,
+                branch,
+                ok=(0, 1, 128),
+                identity=True,
             )
+            if done.returncode != 0:
+                with contextlib.suppress(IdeaError):
+                    git(root, "merge", "--abort", ok=(0, 128))
+                words = " ".join((done.stderr or done.stdout).split())
+                raise Conflict(
+                    f"merging {branch} into {into} was refused; nothing was changed: {words}"
+                )
+        finally:
+            self._marker.unlink(missing_ok=True)
         after = self._head(root)
         changed = git(root, "diff", "--name-only", before, after).stdout.splitlines()
         return MergeResult(branch, into, after, len(changed))
@@ -122,6 +129,54 @@ class GitWorktrees:
         git(tree, "reset", "--hard", base)
         git(tree, "clean", "-fd")
         return base
+
+    def reconcile(self) -> list[str]:
+        """At open, before any agent runs (DESIGN.md §7): forget worktrees deleted by hand, drop
+        the index locks a killed git left in the agents' worktrees, and finish a merge IdeA was
+        doing when it died: merged, or undone (never half applied). What was done, in words."""
+        root = self._paths.root
+        done: list[str] = []
+        if git(root, "rev-parse", "--git-dir", ok=(0, 128)).returncode != 0:
+            return done
+        listed_before = git(root, "worktree", "list", "--porcelain").stdout
+        git(root, "worktree", "prune")
+        if git(root, "worktree", "list", "--porcelain").stdout != listed_before:
+            done.append("forgot worktrees deleted by hand")
+        for tree in sorted((self._paths.ideai / "worktrees").glob("*")):
+            gitdir = _gitdir_of(tree)
+            lock = gitdir / "index.lock" if gitdir is not None else None
+            if lock is not None and lock.exists():
+                lock.unlink(missing_ok=True)
+                done.append(f"removed a stale index lock in {tree.name}'s worktree")
+        if self._marker.exists():
+            done.append(self._finish_interrupted_merge())
+        return done
+
+    @property
+    def _marker(self) -> Path:
+        return self._paths.run / "merging.json"
+
+    def _finish_interrupted_merge(self) -> str:
+        """The merge commit is git's last step: if HEAD moved, the merge completed; if not, what
+        it had already put in the index and the files is taken back (``git reset --merge``, what
+        ``git merge --abort`` does: the user's own unstaged changes are kept)."""
+        root = self._paths.root
+        try:
+            record = json.loads(self._marker.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            record = {}
+        record = record if isinstance(record, dict) else {}
+        agent, before = record.get("agent"), record.get("before")
+        common = Path(git(root, "rev-parse", "--git-common-dir").stdout.strip())
+        gitdir = common if common.is_absolute() else root / common
+        if isinstance(before, str) and self._head(root) == before:
+            (gitdir / "index.lock").unlink(missing_ok=True)
+            git(root, "reset", "--merge", "--quiet", before)
+            outcome = f"undid the merge of {agent}'s work that was cut short"
+        else:
+            outcome = f"the merge of {agent}'s work had completed"
+        self._marker.unlink(missing_ok=True)
+        return outcome
 
     # --- git ------------------------------------------------------------------------------------
 
@@ -235,6 +290,18 @@ class GitWorktrees:
             shutil.rmtree(tree)
         git(root, "worktree", "prune")
         git(root, "branch", "-D", branch_of(agent.name), ok=(0, 1))
+
+
+def _gitdir_of(tree: Path) -> Path | None:
+    """A worktree's own git folder, from its ``.git`` file (``gitdir: <path>``)."""
+    try:
+        text = (tree / ".git").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    path = Path(text.removeprefix("gitdir:").strip())
+    return path if path.is_absolute() else tree / path
 
 
 def _parse_raw_numstat(out: str) -> tuple[FileChange, ...]:

@@ -146,3 +146,19 @@ def test_a_worktree_deleted_by_hand_is_made_again_on_its_branch(project):
     shutil.rmtree(folder)
     again = worktrees.folder(DEV)
     assert (again / "kept.py").exists()  # the branch's work is still there
+
+
+def test_reconcile_forgets_a_deleted_worktree_and_drops_a_stale_lock(project):
+    worktrees = GitWorktrees(ProjectPaths(project))
+    dev, qa = worktrees.folder(DEV), worktrees.folder(QA)
+    lock = project / ".git" / "worktrees" / "qa" / "index.lock"
+    lock.write_text("", encoding="utf-8")  # a git killed while it wrote qa's index
+    shutil.rmtree(dev)
+    assert worktrees.reconcile() == [
+        "forgot worktrees deleted by hand",
+        "removed a stale index lock in qa's worktree",
+    ]
+    assert not lock.exists()
+    (qa / "note.txt").write_text("n\n", encoding="utf-8")
+    assert [f.path for f in worktrees.changes(QA).files] == ["note.txt"]  # git works there again
+    assert worktrees.reconcile() == []  # a second open finds nothing to do

@@ -98,6 +98,7 @@ bench: $(STAMP) ui
 	$(PY) bench/pty_ws_throughput.py
 	$(PY) bench/keystroke_latency.py
 	$(PY) bench/ui_start.py
+	$(PY) bench/worktree_changes.py
 
 soak: $(STAMP)
 	$(PY) bench/store_crash_soak.py

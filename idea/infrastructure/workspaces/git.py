@@ -18,7 +18,11 @@ IDENTITY = ("-c", "user.name=IdeA", "-c", "user.email=idea@localhost")
 
 
 def git(
-    cwd: Path, *args: str, ok: Sequence[int] = (0,), identity: bool = False
+    cwd: Path,
+    *args: str,
+    ok: Sequence[int] = (0,),
+    identity: bool = False,
+    stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``git <args>`` in ``cwd``; raises ``Internal`` naming the command and git's own words
     when its exit status is not in ``ok``, ``Unavailable`` when git is not installed."""
@@ -37,6 +41,7 @@ def git(
             errors="replace",
             timeout=TIMEOUT_S,
             check=False,
+            input=stdin,
         )
     except subprocess.TimeoutExpired:
         raise Internal(f"git {args[0]} did not finish within {TIMEOUT_S:g} s") from None
@@ -88,3 +93,41 @@ def bounded_output(cwd: Path, args: Sequence[str], limit: int) -> tuple[str, boo
             proc.stdout.read()
         proc.wait(timeout=TIMEOUT_S)
     return text[:limit], more
+
+
+def listing_and_patch(cwd: Path, args: Sequence[str], limit: int) -> tuple[str, str, bool]:
+    """``git diff --raw -p -z <args>``, one pass of git's over the files: its NUL-separated raw
+    listing whole, then the first ``limit`` characters of the patch, and whether the patch went
+    on (git is then stopped: a diff of a thousand files is not read whole to show its start)."""
+    exe = shutil.which("git")
+    if exe is None:
+        raise Unavailable("git is not installed")
+    with subprocess.Popen(
+        [exe, "diff", "--raw", "-p", "-z", *args],
+        cwd=cwd,
+        env={**os.environ, **_ENV},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    ) as proc:
+        assert proc.stdout is not None
+        chunks: list[str] = []
+        seen = ""
+        while "\0\0" not in seen:  # the listing ends with an empty record, then the patch
+            chunk = proc.stdout.read(64 * 1024)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            seen = chunks[-1] if len(chunks) == 1 else chunks[-2][-1:] + chunks[-1]
+        listing, _, patch = "".join(chunks).partition("\0\0")
+        if len(patch) <= limit:
+            patch += proc.stdout.read(limit + 1 - len(patch))
+        more = len(patch) > limit
+        if more:
+            proc.kill()
+        else:
+            proc.stdout.read()
+        proc.wait(timeout=TIMEOUT_S)
+    return listing, patch[:limit], more

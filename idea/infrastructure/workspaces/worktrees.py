@@ -23,7 +23,7 @@ from idea.domain.errors import Conflict, IdeaError, Invalid, NotFound
 from idea.domain.workspace import DIFF_MAX_CHARS, FileChange, MergeResult, WorkspaceChanges
 from idea.infrastructure.files.atomic import read_text, write_atomic
 from idea.infrastructure.stores.paths import ProjectPaths
-from idea.infrastructure.workspaces.git import bounded_output, git
+from idea.infrastructure.workspaces.git import git, listing_and_patch
 
 IGNORE_LINE = "worktrees/"
 _STATUS = {
@@ -63,14 +63,33 @@ class GitWorktrees:
         included. Raises ``NotFound`` (no worktree yet), ``Invalid``."""
         tree = self._existing(agent)
         base = self._base(agent)
-        git(tree, "add", "--all", "--intent-to-add")  # new files show in the diff
-        listed = git(tree, "diff", "--raw", "--numstat", "-z", "--no-renames", base).stdout
-        diff, truncated = bounded_output(tree, ["diff", "--no-renames", base], DIFF_MAX_CHARS)
+        new = git(tree, "ls-files", "--others", "--exclude-standard", "-z").stdout
+        if new:  # new files show in the diff once git knows of them (the agent's own index)
+            git(
+                tree,
+                "add",
+                "--intent-to-add",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+                stdin=new,
+            )
+        listing, diff, truncated = listing_and_patch(tree, ["--no-renames", base], DIFF_MAX_CHARS)
+        statuses = _parse_raw(listing)
+        if truncated:  # the files past the cut: their counts from a second pass
+            numstat = git(tree, "diff", "--numstat", "-z", "--no-renames", base).stdout
+            by_path = _parse_numstat(numstat)
+            counts = [by_path.get(path, (0, 0)) for path, _ in statuses]
+        else:
+            counts = _count_patch(diff, len(statuses))
+        files = tuple(
+            FileChange(path, status, added, deleted)
+            for (path, status), (added, deleted) in zip(statuses, counts, strict=True)
+        )
         return WorkspaceChanges(
             branch=branch_of(agent.name),
             base=base,
             ahead=self._ahead(agent),
-            files=_parse_raw_numstat(listed),
+            files=files,
             diff=diff,
             truncated=truncated,
         )
@@ -203,9 +222,9 @@ class GitWorktrees:
     def _existing(self, agent: Agent) -> Path:
         if agent.workspace is not Workspace.WORKTREE:
             raise Invalid(f"agent {agent.name} works in the project folder, not a worktree")
-        self._toplevel()
         tree = self._tree(agent)
-        if not self._registered(tree):
+        gitdir = _gitdir_of(tree)
+        if gitdir is None or not gitdir.is_dir():  # no worktree, or one deleted by hand
             raise NotFound(
                 f"agent {agent.name} has no worktree yet (it is made at its first start)"
             )
@@ -304,28 +323,46 @@ def _gitdir_of(tree: Path) -> Path | None:
     return path if path.is_absolute() else tree / path
 
 
-def _parse_raw_numstat(out: str) -> tuple[FileChange, ...]:
-    """``git diff --raw --numstat -z``: the raw records (status) then the numstat ones (counts)."""
+def _parse_raw(out: str) -> list[tuple[str, str]]:
+    """``git diff --raw -z``: ``:<modes> <ids> <status>`` then the path, in git's order."""
     fields = out.split("\0")
-    statuses: dict[str, str] = {}
-    counts: dict[str, tuple[int, int]] = {}
+    files: list[tuple[str, str]] = []
     i = 0
-    while i < len(fields):
-        field = fields[i]
-        if field.startswith(":"):  # ":100644 100644 abc def M" then the path
-            status = field.split()[-1][:1]
-            statuses[fields[i + 1]] = _STATUS.get(status, "modified")
+    while i + 1 < len(fields):
+        if fields[i].startswith(":"):
+            status = fields[i].split()[-1][:1]
+            files.append((fields[i + 1], _STATUS.get(status, "modified")))
             i += 2
-        elif field:
-            added, deleted, path = [*field.split("\t", 2), "", "", ""][:3]
-            counts[path] = (_count(added), _count(deleted))
-            i += 1
         else:
             i += 1
-    return tuple(
-        FileChange(path, status, *counts.get(path, (0, 0)))
-        for path, status in sorted(statuses.items())
-    )
+    return files
+
+
+def _count_patch(patch: str, files: int) -> list[tuple[int, int]]:
+    """Added and deleted lines of each of ``files`` files of a whole patch, in its order (the
+    raw listing's): only lines inside hunks count, so a header (``+++ b/x``) is never taken for
+    content; a file without a hunk (binary, mode only) counts 0 and 0."""
+    counts: list[list[int]] = []
+    in_hunk = False
+    for line in patch.split("\n"):
+        if line.startswith("diff --git "):
+            counts.append([0, 0])
+            in_hunk = False
+        elif line.startswith("@@"):
+            in_hunk = True
+        elif in_hunk and counts and line[:1] in ("+", "-"):
+            counts[-1][0 if line[0] == "+" else 1] += 1
+    counts += [[0, 0]] * (files - len(counts))
+    return [(added, deleted) for added, deleted in counts[:files]]
+
+
+def _parse_numstat(out: str) -> dict[str, tuple[int, int]]:
+    counts: dict[str, tuple[int, int]] = {}
+    for record in out.split("\0"):
+        parts = record.split("\t", 2)
+        if len(parts) == 3:
+            counts[parts[2]] = (_count(parts[0]), _count(parts[1]))
+    return counts
 
 
 def _count(text: str) -> int:

@@ -162,3 +162,21 @@ def test_reconcile_forgets_a_deleted_worktree_and_drops_a_stale_lock(project):
     (qa / "note.txt").write_text("n\n", encoding="utf-8")
     assert [f.path for f in worktrees.changes(QA).files] == ["note.txt"]  # git works there again
     assert worktrees.reconcile() == []  # a second open finds nothing to do
+
+
+def test_counts_hold_for_tricky_lines_binary_files_and_a_cut_diff(project, monkeypatch):
+    worktrees = GitWorktrees(ProjectPaths(project))
+    folder = worktrees.folder(DEV)
+    (folder / "app.py").write_text("++ not a header\n--- nor this\n", encoding="utf-8")
+    (folder / "blob.bin").write_bytes(b"\x00\x01\x02" * 100)
+    (folder / "z.txt").write_text("".join(f"{n}\n" for n in range(50)), encoding="utf-8")
+    whole = {f.path: (f.status, f.additions, f.deletions) for f in worktrees.changes(DEV).files}
+    assert whole == {
+        "app.py": ("modified", 2, 2),
+        "blob.bin": ("added", 0, 0),
+        "z.txt": ("added", 50, 0),
+    }
+    monkeypatch.setattr("idea.infrastructure.workspaces.worktrees.DIFF_MAX_CHARS", 200)
+    cut = worktrees.changes(DEV)
+    assert cut.truncated and len(cut.diff) == 200
+    assert {f.path: (f.status, f.additions, f.deletions) for f in cut.files} == whole

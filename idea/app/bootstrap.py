@@ -77,7 +77,7 @@ from idea.infrastructure.stores.trusted_projects import (
 )
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
 from idea.infrastructure.terminal.launcher import default_terminal_launcher
-from idea.infrastructure.workspaces.worktrees import GitWorktrees
+from idea.infrastructure.workspaces.worktrees import SETUP_FILE, GitWorktrees
 
 # MCP tool calls must be allowed to outlast the longest ask (turn + some queueing).
 TOOL_TIMEOUT_S = DEFAULT_TURN_TIMEOUT_S * 2
@@ -116,7 +116,7 @@ def project_services(root: Path, trusted_projects: TrustStore | None = None) -> 
     # even without its project.json) is someone else's until this user trusts it.
     created = not paths.ideai.exists()
     info = JsonProjectStore(paths, clock, ids).open_or_create(root.name)
-    fingerprint = FileFingerprint(paths.profiles)
+    fingerprint = FileFingerprint(paths.profiles, paths.ideai / SETUP_FILE)
     trust = WorkspaceTrust(
         trusted_projects or TrustedProjects(), canonical_root(root), info.id, fingerprint, clock
     )
@@ -132,7 +132,7 @@ def project_services(root: Path, trusted_projects: TrustStore | None = None) -> 
             paths, clock, builtin_profiles(user_shell()), trust.project_profiles_allowed
         ),
         layouts=JsonLayoutStore(paths, clock, ids),
-        workspaces=GitWorktrees(paths),
+        workspaces=GitWorktrees(paths, trust.project_profiles_allowed),
         work_state=JsonWorkStateStore(paths, clock),
         skills=MarkdownSkillStore(paths, clock, problems.append),
         memory=MarkdownMemoryStore(paths, clock, problems.append),

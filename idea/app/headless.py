@@ -106,6 +106,8 @@ def _print_opened(runtime: ProjectRuntime, out: Printer, err: Printer) -> None:
         )
         for name, profile in sorted(services.profiles.project_entries().items()):
             out(f"  it would run profile {name}: {' '.join(profile.command)}")
+        if (services.paths.ideai / "worktree-setup").is_file():
+            out("  it would run .ideai/worktree-setup in each new agent worktree")
     elif state is TrustState.PROFILES_CHANGED:
         err(
             "warning: profiles.json changed since you trusted this project: its own profiles "

@@ -20,7 +20,12 @@ from idea.app.runtime import ProjectRuntime, ProjectServices
 from idea.app.terminal_stream import TerminalViews
 from idea.application.change_layout import change_layout
 from idea.application.create_agent import NewAgent, create_agent
-from idea.application.edit_agent import AgentChanges, delete_agent, update_agent
+from idea.application.edit_agent import (
+    AgentChanges,
+    WorktreeChoice,
+    delete_agent,
+    update_agent,
+)
 from idea.application.launch_agent import LaunchRequest
 from idea.application.move_agent import move_agent
 from idea.application.session_ports import TerminalSession
@@ -43,11 +48,15 @@ from idea.domain.layout import DEFAULT_TAB_TITLE, DIRECTIONS, VIEWS, Layouts
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
 from idea.domain.text import check_text
+from idea.infrastructure.files.atomic import read_text
 from idea.infrastructure.processes.executables import detect_all
 from idea.infrastructure.stores.recent_projects import scratch_project_dir
+from idea.infrastructure.workspaces.worktrees import SETUP_FILE
 
 T = TypeVar("T")
 WORKSPACES: tuple[Workspace, ...] = tuple(Workspace)
+SETUP_SHOWN_MAX = 8000
+WORKTREE_CHOICES: tuple[WorktreeChoice, ...] = ("keep", "remove")
 MODES: tuple[Mode, ...] = (Mode.TERMINAL, Mode.STRUCTURED)
 # The project's root -> ``idea doctor``'s rows (``app/doctor.py``), without a model turn.
 Doctor = Callable[[Path], Awaitable[list[DoctorRow]]]
@@ -201,8 +210,17 @@ class UiApi:
         self._rt.bus.publish(AgentsChanged())
         return self._agent_rows([changed])[0]
 
-    def agents_delete(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        agent = delete_agent(self._s.agents, self._rt.sessions, _text(p, "name"))
+    async def agents_delete(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        choice = _opt_choice(p, "worktree", WORKTREE_CHOICES)
+        # Removing a worktree deletes its files: off the loop.
+        agent = await asyncio.to_thread(
+            delete_agent,
+            self._s.agents,
+            self._rt.sessions,
+            _text(p, "name"),
+            self._s.workspaces,
+            choice,
+        )
         self._rt.bus.publish(AgentsChanged())
         return {"deleted": agent.name, "agent_id": agent.id}
 
@@ -530,9 +548,12 @@ def trust_json(runtime: ProjectRuntime) -> JsonObject:
         for name, profile in sorted(s.profiles.project_entries().items())
     ]
     resume: list[JsonValue] = [agent.name for agent in runtime.would_resume()]
+    setup = read_text(s.paths.ideai / SETUP_FILE)
     return {
         "state": s.trust.state().value,
         "root": s.trust.root,
         "would_run": would_run,
         "resume": resume,
+        # Run in each new agent worktree (DESIGN.md §14), shown whole up to a bound.
+        "worktree_setup": setup[:SETUP_SHOWN_MAX] if setup is not None else None,
     }

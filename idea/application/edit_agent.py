@@ -7,11 +7,12 @@ only once stopped (CONFLICT otherwise); its id never changes, so cells bound to 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from idea.application.live_sessions import LiveSessions
-from idea.application.ports import AgentStore, ProfileStore
+from idea.application.ports import AgentStore, ProfileStore, Workspaces
 from idea.domain.agent import Agent, Workspace
-from idea.domain.errors import Conflict, Invalid
+from idea.domain.errors import Conflict, Invalid, MissingField
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
 
@@ -76,10 +77,34 @@ def update_agent(
     return changed
 
 
-def delete_agent(agents: AgentStore, sessions: LiveSessions, name: str) -> Agent:
-    """Raises ``NotFound``, ``Conflict`` (the agent is running)."""
+WorktreeChoice = Literal["keep", "remove"]
+
+
+def delete_agent(
+    agents: AgentStore,
+    sessions: LiveSessions,
+    name: str,
+    workspaces: Workspaces | None = None,
+    worktree: WorktreeChoice | None = None,
+) -> Agent:
+    """Raises ``NotFound``, ``Conflict`` (the agent is running), ``MissingField`` (``worktree``:
+    an agent with a worktree of its own is deleted only once the user said what becomes of it
+    and of its branch). Blocking (git) when the worktree is removed."""
     agent = agents.get(name)
     refuse_live(sessions, agent, "deleted")
+    has_tree = (
+        workspaces is not None
+        and agent.workspace is Workspace.WORKTREE
+        and workspaces.exists(agent)
+    )
+    if has_tree and worktree is None:
+        raise MissingField(
+            "worktree",
+            f"worktree: keep or remove agent {agent.name}'s worktree and its branch "
+            f"idea/{agent.name}?",
+        )
+    if has_tree and worktree == "remove" and workspaces is not None:
+        workspaces.remove(agent)
     agents.delete(agent.name)
     return agent
 

@@ -169,6 +169,14 @@ class Workspaces(Protocol):
         """Back to where its branch left the project's; that commit. Raises ``NotFound``."""
         ...
 
+    def exists(self, agent: Agent) -> bool:
+        """Whether its first start made it a worktree."""
+        ...
+
+    def remove(self, agent: Agent) -> None:
+        """Its worktree and its branch, gone (the agent is deleted and the user said so)."""
+        ...
+
 
 class TrustStore(Protocol):
     """The projects this user trusts, one entry per checkout (its canonical root)."""

@@ -16,16 +16,20 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from idea.domain.agent import Agent, Workspace
-from idea.domain.errors import Conflict, IdeaError, Invalid, NotFound
+from idea.domain.errors import Conflict, IdeaError, Invalid, NotFound, Unavailable
 from idea.domain.workspace import DIFF_MAX_CHARS, FileChange, MergeResult, WorkspaceChanges
 from idea.infrastructure.files.atomic import read_text, write_atomic
 from idea.infrastructure.stores.paths import ProjectPaths
 from idea.infrastructure.workspaces.git import git, listing_and_patch
 
 IGNORE_LINE = "worktrees/"
+SETUP_FILE = "worktree-setup"
 _STATUS = {
     "A": "added",
     "M": "modified",
@@ -41,9 +45,14 @@ def branch_of(agent_name: str) -> str:
     return f"idea/{agent_name}"
 
 
+SETUP_TIMEOUT_S = 600.0
+_SETUP_TAIL = 2000
+
+
 class GitWorktrees:
-    def __init__(self, paths: ProjectPaths) -> None:
+    def __init__(self, paths: ProjectPaths, trusted: Callable[[], bool] = lambda: False) -> None:
         self._paths = paths
+        self._trusted = trusted  # the project's own worktree-setup runs only once it is trusted
 
     def folder(self, agent: Agent) -> Path:
         """Where ``agent``'s CLI works: the project, or its worktree (made on first use).
@@ -283,6 +292,33 @@ class GitWorktrees:
             git(root, "worktree", "add", "--quiet", str(tree), branch)
         else:
             git(root, "worktree", "add", "--quiet", "-b", branch, str(tree), head)
+        self._setup(tree)
+
+    def _setup(self, tree: Path) -> None:
+        """``.ideai/worktree-setup``: what a fresh checkout lacks (dependencies, env files), run
+        in the new worktree, only in a trusted project. Raises ``Unavailable`` with its output's
+        end when it fails (the worktree stays; the next start runs nothing again)."""
+        script = self._paths.ideai / SETUP_FILE
+        if not script.is_file() or not self._trusted():
+            return
+        argv = ["cmd", "/c", str(script)] if sys.platform == "win32" else ["sh", str(script)]
+        try:
+            done = subprocess.run(
+                argv,
+                cwd=tree,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=SETUP_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise Unavailable(
+                f"{SETUP_FILE} did not finish within {SETUP_TIMEOUT_S:g} s in {tree}"
+            ) from None
+        if done.returncode != 0:
+            tail = (done.stdout + done.stderr).strip()[-_SETUP_TAIL:]
+            raise Unavailable(f"{SETUP_FILE} failed (exit {done.returncode}) in {tree}: {tail}")
 
     def _commit_work(self, tree: Path, message: str) -> None:
         git(tree, "add", "--all")
@@ -298,6 +334,11 @@ class GitWorktrees:
             write_atomic(
                 path, text + ("" if not text or text.endswith("\n") else "\n") + f"{IGNORE_LINE}\n"
             )
+
+    def exists(self, agent: Agent) -> bool:
+        """Whether ``agent`` has a worktree (its first start made one)."""
+        gitdir = _gitdir_of(self._tree(agent))
+        return gitdir is not None and gitdir.is_dir()
 
     def remove(self, agent: Agent) -> None:
         """Remove the worktree and its branch (the agent is deleted and the user said so)."""

@@ -41,6 +41,12 @@ class FakeWorkspaces:
         self.discards.append(agent.name)
         return "base0"
 
+    def exists(self, agent: Agent) -> bool:
+        return agent.name in self.made
+
+    def remove(self, agent: Agent) -> None:
+        self.made.remove(agent.name)
+
     def _made(self, agent: Agent) -> None:
         if agent.name not in self.made:
             raise NotFound(

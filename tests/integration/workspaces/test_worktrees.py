@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from idea.domain.agent import Agent, Workspace
-from idea.domain.errors import Conflict, Invalid, NotFound
+from idea.domain.errors import Conflict, Invalid, NotFound, Unavailable
 from idea.infrastructure.stores.paths import GITIGNORE, ProjectPaths
 from idea.infrastructure.workspaces.worktrees import GitWorktrees
 
@@ -180,3 +180,25 @@ def test_counts_hold_for_tricky_lines_binary_files_and_a_cut_diff(project, monke
     cut = worktrees.changes(DEV)
     assert cut.truncated and len(cut.diff) == 200
     assert {f.path: (f.status, f.additions, f.deletions) for f in cut.files} == whole
+
+
+def test_the_projects_worktree_setup_runs_in_a_new_worktree_only_when_trusted(project):
+    setup = project / ".ideai" / "worktree-setup"
+    setup.write_text("echo ready > .env.local\n", encoding="utf-8")
+    untrusted = GitWorktrees(ProjectPaths(project), trusted=lambda: False)
+    assert not (untrusted.folder(DEV) / ".env.local").exists()
+    trusted = GitWorktrees(ProjectPaths(project), trusted=lambda: True)
+    assert (trusted.folder(QA) / ".env.local").read_text(encoding="utf-8") == "ready\n"
+    setup.write_text("echo no network >&2; exit 3\n", encoding="utf-8")
+    other = Agent(id="id-o", name="other", profile="claude", workspace=Workspace.WORKTREE)
+    with pytest.raises(Unavailable, match=r"worktree-setup failed \(exit 3\).*no network"):
+        trusted.folder(other)
+
+
+def test_a_deleted_agents_worktree_and_branch_are_removed_when_asked(project):
+    worktrees = GitWorktrees(ProjectPaths(project))
+    folder = worktrees.folder(DEV)
+    assert worktrees.exists(DEV) and not worktrees.exists(QA)
+    worktrees.remove(DEV)
+    assert not folder.exists() and not worktrees.exists(DEV)
+    assert "idea/dev" not in git(project, "branch", "--list")

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import re
+import subprocess
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -539,4 +540,45 @@ def test_a_cli_updated_since_doctor_passed_gets_a_notice_that_runs_doctor(tmp_pa
         claude = page.locator('table.doctor tr[data-detail-of="claude"]')
         expect(claude.locator("td.detail")).to_contain_text("not installed")
         screenshot(page, "doctor-table")
+    page.close()
+
+
+@pytest.mark.timeout(120)
+def test_the_changes_view_shows_a_worktree_agents_diff_and_merges_it(tmp_path, browser):
+    """A shell agent in its own worktree writes a file; the Agents panel's Changes view lists it
+    with its diff (diff2html), and Merge brings it into the project's branch."""
+    project = make_project(tmp_path)
+    (project / ".ideai" / "agents" / "wt.md").write_text(
+        "---\nname: wt\nprofile: shell\nworkspace: worktree\n---\nWorks apart.\n", "utf-8"
+    )
+    (project / "README.md").write_text("hello\n", encoding="utf-8")
+    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "start")):
+        subprocess.run(
+            ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
+            cwd=project,
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
+    page = browser.new_page(viewport={"width": 1440, "height": 860})
+    with idea_serve(tmp_path, project) as (url, _):
+        open_app(page, url)
+        page.locator(".cell").first.locator('.picker-row[data-agent="wt"] .picker-main').click()
+        cell_of(page, "wt").locator(".xterm").click()
+        page.keyboard.type("printf 'from the agent\\n' > made.txt")
+        page.keyboard.press("Enter")
+        until_blocking((project / ".ideai" / "worktrees" / "wt" / "made.txt").exists, 15)
+        assert not (project / "made.txt").exists()
+        page.locator('.panel-tab[data-panel="agents"]').click()
+        page.locator('.agent-row[data-agent="wt"]').get_by_role("button", name="Changes").click()
+        row = page.locator('table.changes-files tr[data-path="made.txt"]')
+        expect(row).to_contain_text("added")
+        expect(row).to_contain_text("+1")
+        expect(page.locator(".changes-diff .d2h-file-wrapper")).to_contain_text("from the agent")
+        screenshot(page, "worktree-changes")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.get_by_role("button", name="Merge").click()
+        expect(page.locator(".banner.notice")).to_contain_text("Merged wt's work into main")
+        until_blocking((project / "made.txt").exists, 15)
+    assert (project / "made.txt").read_text(encoding="utf-8") == "from the agent\n"
     page.close()

@@ -122,3 +122,19 @@ export type DoctorRow = {
   live: Check;
   detail: string;
 };
+
+// workspace.changes (DESIGN.md §14).
+export type FileChange = {
+  path: string;
+  status: "added" | "modified" | "deleted" | "renamed";
+  additions: number;
+  deletions: number;
+};
+export type WorkspaceChanges = {
+  branch: string;
+  base: string;
+  ahead: number;
+  files: FileChange[];
+  diff: string;
+  truncated: boolean;
+};

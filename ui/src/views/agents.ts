@@ -4,15 +4,18 @@ import { api } from "../model/api";
 import { store } from "../model/state";
 import type { AgentDetail, AgentRow, DoctorRow } from "../model/types";
 import { showError } from "./banner";
+import { ChangesView } from "./changes";
 import { clear, h } from "./dom";
 
 export class AgentEditor {
   readonly el = h("div.agents");
   private editing: AgentDetail | "new" | null = null;
   private doctor: DoctorRow[] | "running" | string | null = null; // string: why it failed
+  private reviewing: ChangesView | null = null;
 
   render(): void {
     if (this.editing) return; // the open form keeps what the user typed
+    if (this.reviewing) return; // the Changes view stays until closed
     clear(
       this.el,
       h(
@@ -32,6 +35,9 @@ export class AgentEditor {
           { dataset: { agent: a.name } },
           h("span.status-dot", { class: a.live ? a.status : "off" }),
           h("div.agent-info", {}, h("strong", {}, a.name), h("div.muted", {}, a.description || a.profile)),
+          a.workspace === "worktree"
+            ? h("button.btn.small", { onclick: () => void this.review(a) }, "Changes")
+            : "",
           h("button.btn.small", { onclick: () => void this.open(a) }, "Edit"),
           h("button.btn.small.danger", { onclick: () => void this.remove(a) }, "Delete"),
         ),
@@ -79,6 +85,16 @@ export class AgentEditor {
     );
   }
 
+  private async review(row: AgentRow): Promise<void> {
+    const view = new ChangesView(row, () => {
+      this.reviewing = null;
+      this.render();
+    });
+    this.reviewing = view;
+    clear(this.el, view.el);
+    await view.load();
+  }
+
   private async open(row: AgentRow): Promise<void> {
     try {
       this.edit(await api.call<AgentDetail>("agents.get", { name: row.name }));
@@ -109,12 +125,18 @@ export class AgentEditor {
     );
     const description = h("input", { name: "description", value: agent?.description ?? "" });
     const context = h("textarea", { name: "context", rows: 8, value: agent?.context ?? "" });
+    const worktree = h("input", {
+      type: "checkbox",
+      name: "worktree",
+      checked: agent?.workspace === "worktree",
+    });
     const submit = async (e: Event) => {
       e.preventDefault();
       const fields = {
         profile: profile.value,
         context: context.value,
         description: description.value || null,
+        workspace: worktree.checked ? "worktree" : "project",
       };
       try {
         if (agent) {
@@ -140,6 +162,7 @@ export class AgentEditor {
       h("label", {}, "Profile", profile),
       h("label", {}, "Description", description),
       h("label", {}, "Context (role, instructions)", context),
+      h("label.check", {}, worktree, "Works in a git worktree of its own (branch idea/<name>)"),
       h(
         "div.form-buttons",
         {},
@@ -151,8 +174,17 @@ export class AgentEditor {
 
   private async remove(agent: AgentRow): Promise<void> {
     if (!confirm(`Delete agent ${agent.name}? Its file is removed.`)) return;
+    const worktree =
+      agent.workspace === "worktree"
+        ? confirm(
+            `Also remove ${agent.name}'s worktree and its branch idea/${agent.name}? ` +
+              "OK removes them; Cancel keeps them.",
+          )
+          ? "remove"
+          : "keep"
+        : undefined;
     try {
-      await api.call("agents.delete", { name: agent.name });
+      await api.call("agents.delete", { name: agent.name, ...(worktree ? { worktree } : {}) });
       await store.reloadAgents();
     } catch (err) {
       showError(err, `Delete ${agent.name}`);

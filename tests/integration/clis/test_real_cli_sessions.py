@@ -36,9 +36,9 @@ from idea.domain.errors import Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import ToolResult, ToolUse, TurnFinished
 from idea.infrastructure.clis.claude.session import ClaudeSession, start_claude_session
-from idea.infrastructure.clis.claude.stream import McpServerStatus
 from idea.infrastructure.clis.codex.session import start_codex_session
 from idea.infrastructure.clis.gemini.session import context_text, start_gemini_session
+from idea.infrastructure.clis.stream_json import McpServerStatus
 from tests.contracts.agent_session_contract import AgentSessionContract
 from tests.real_cli import clis
 from tests.real_cli.mock_model import (

@@ -1,4 +1,4 @@
-"""The profiles IdeA knows without any configuration: claude, codex, gemini and shell."""
+"""The profiles IdeA knows without any configuration: claude, codex, gemini, qwen and shell."""
 
 from __future__ import annotations
 
@@ -30,6 +30,13 @@ def builtin_profiles(user_shell: str) -> dict[str, Profile]:
             mcp=McpConfigFile(".gemini/settings.json"),
             context_file="GEMINI.md",
             description="Gemini CLI",
+        ),
+        "qwen": Profile(
+            name="qwen",
+            command=("qwen",),
+            structured=AdapterKind.QWEN,
+            mcp=McpFlag("--mcp-config"),
+            description="Qwen Code",
         ),
         "shell": Profile(
             name="shell",

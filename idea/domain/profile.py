@@ -26,6 +26,7 @@ class AdapterKind(StrEnum):
     CLAUDE = "claude"
     CODEX = "codex"
     GEMINI = "gemini"
+    QWEN = "qwen"
 
 
 @dataclass(frozen=True, slots=True)

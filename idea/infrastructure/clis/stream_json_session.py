@@ -25,6 +25,7 @@ import uuid
 from abc import abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Self
 
 from idea.application.session_ports import StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaError, Unavailable
@@ -79,6 +80,8 @@ class StreamJsonSession(TurnSession):
         self._mcp_file: Path | None = None
         self._cli: _Cli | None = None
         self._turn_uuid: str | None = None
+        # Set by the ``system/init`` that opens the running turn (the CLI is working on it).
+        self._turn_began = asyncio.Event()
         self._request_ids = itertools.count(1)
         self._mcp_servers: tuple[McpServerStatus, ...] = ()
 
@@ -92,6 +95,17 @@ class StreamJsonSession(TurnSession):
         if cli is None or cli.proc is None or cli.proc.exit_code is not None:
             return []
         return [cli.proc.pid]
+
+    @classmethod
+    async def open(cls, spec: StructuredSpec, command: Sequence[str] | None = None) -> Self:
+        """A started session (the half-started one is shut down if ``start`` fails)."""
+        session = cls(spec, command)
+        try:
+            await session.start()
+        except BaseException:
+            await session.shutdown()
+            raise
+        return session
 
     async def start(self) -> None:
         """Write the MCP declaration and start the CLI. Raises ``Unavailable``/``Internal``."""
@@ -121,6 +135,7 @@ class StreamJsonSession(TurnSession):
         cli = self._cli
         assert cli is not None and cli.proc is not None
         self._turn_uuid = str(uuid.uuid4())
+        self._turn_began.clear()
         try:
             await cli.proc.write(user_line(prompt, self._turn_uuid))
         except Unavailable as exc:
@@ -255,6 +270,8 @@ class StreamJsonSession(TurnSession):
         if cli is not self._cli:
             return  # the last words of a process being replaced or shut down
         if isinstance(item, ClaudeInit):
+            if self.busy:
+                self._turn_began.set()
             self._set_conversation_id(item.session_id)
             self._mcp_servers = item.mcp_servers
         elif isinstance(item, ClaudeResult):

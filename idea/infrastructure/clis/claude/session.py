@@ -27,7 +27,6 @@ Decisions:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -36,10 +35,8 @@ from idea.domain.errors import Invalid, Unavailable
 from idea.domain.json_types import JsonObject
 from idea.domain.profile import AdapterKind
 from idea.infrastructure.clis.adapter import PROBE_TOOL
-from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
+from idea.infrastructure.clis.declaration import MCP_SERVER_NAME, write_run_dir_file
 from idea.infrastructure.clis.stream_json_session import StreamJsonSession
-from idea.infrastructure.files.atomic import write_atomic
-from idea.infrastructure.files.os_errors import os_errors
 
 MCP_CONFIG_FILE = "mcp.json"
 
@@ -66,14 +63,7 @@ def write_mcp_config(spec: StructuredSpec) -> Path | None:
     Raises ``Internal`` if the run dir cannot be written.
     """
     config = mcp_config(spec)
-    if config is None:
-        return None
-    run_dir = Path(spec.run_dir)
-    with os_errors("create", run_dir):
-        run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / MCP_CONFIG_FILE
-    write_atomic(path, json.dumps(config, indent=2) + "\n")
-    return path
+    return None if config is None else write_run_dir_file(spec.run_dir, MCP_CONFIG_FILE, config)
 
 
 def injection_flags(spec: StructuredSpec, mcp_file: Path | None) -> list[str]:
@@ -147,13 +137,7 @@ async def start_claude_session(
     """
     if spec.kind is not AdapterKind.CLAUDE:
         raise Invalid(f"a {spec.kind} spec cannot start Claude Code")
-    session = ClaudeSession(spec, command)
-    try:
-        await session.start()
-    except BaseException:
-        await session.shutdown()
-        raise
-    return session
+    return await ClaudeSession.open(spec, command)
 
 
 async def probe_claude_mcp(session: AgentSession) -> str:

@@ -27,6 +27,7 @@ class AdapterKind(StrEnum):
     CODEX = "codex"
     GEMINI = "gemini"
     QWEN = "qwen"
+    OPENCODE = "opencode"
 
 
 @dataclass(frozen=True, slots=True)

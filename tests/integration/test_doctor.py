@@ -37,6 +37,7 @@ VERSIONS = {
     "codex": PINNED["@openai/codex"],
     "gemini": PINNED["@google/gemini-cli"],
     "qwen": PINNED["@qwen-code/qwen-code"],
+    "opencode": PINNED["opencode-ai"],
 }
 
 

@@ -418,6 +418,16 @@ async def test_claude_asks_qwen(world):
     await delegate_once(world, "main", "claude", "architect", "qwen")
 
 
+@pytest.mark.timeout(120)
+async def test_opencode_asks_claude(world):
+    await delegate_once(world, "main", "opencode", "reviewer", "claude")
+
+
+@pytest.mark.timeout(120)
+async def test_claude_asks_opencode(world):
+    await delegate_once(world, "main", "claude", "architect", "opencode")
+
+
 # -- 4: two callers, one target: served one after the other -----------------------------------
 
 

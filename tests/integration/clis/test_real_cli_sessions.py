@@ -443,3 +443,18 @@ class TestRealQwen(RealCliChecks):
         declared = json.loads((world.run_dir / "mcp.json").read_text("utf-8"))
         assert declared["mcpServers"]["idea"]["command"] == spec.mcp.command
         assert declared["mcpServers"]["idea"]["alwaysLoadTools"] is True
+
+
+# -- OpenCode --------------------------------------------------------------------------------
+
+
+@needs("opencode")
+@pytest.mark.timeout(180)
+class TestRealOpenCode(RealCliChecks):
+    cli = "opencode"
+    tool = "idea_ping"
+
+    def check_declaration(self, world, session, spec):
+        config = json.loads((world.run_dir / "opencode.json").read_text("utf-8"))
+        assert config["mcp"]["idea"]["command"] == [spec.mcp.command, *spec.mcp.args]
+        assert config["instructions"] == [str(world.run_dir / "CONTEXT.md")]

@@ -15,7 +15,7 @@ import pytest
 
 from tests.integration.test_real_delegation import offline_environment
 from tests.real_cli import clis
-from tests.real_cli.mock_model import MockModel, Request, ToolCall, last_tool_result
+from tests.real_cli.mock_model import MockModel, Request, ToolCall, last_tool_result, tools_offered
 
 pytestmark = [
     pytest.mark.slow,
@@ -28,21 +28,28 @@ LIST_TOOL = {
     "claude": "mcp__idea__idea_list_agents",
     "codex": "mcp__idea__idea_list_agents",
     "gemini": "mcp_idea_idea_list_agents",
+    "qwen": "mcp__idea__idea_list_agents",
+    "opencode": "idea_idea_list_agents",
 }
 PINNED = json.loads((clis.HERE / "package.json").read_text(encoding="utf-8"))["dependencies"]
 VERSIONS = {
     "claude": PINNED["@anthropic-ai/claude-code"],
     "codex": PINNED["@openai/codex"],
     "gemini": PINNED["@google/gemini-cli"],
+    "qwen": PINNED["@qwen-code/qwen-code"],
+    "opencode": PINNED["opencode-ai"],
 }
 
 
 def which_cli(request: Request) -> str:
-    """Whose turn: the three CLIs use three different APIs of the mock."""
+    """Whose turn: by the API of the mock it uses, then (Chat Completions) by the name the CLI
+    gives IdeA's tools."""
     if "generateContent" in request.path or "streamGenerateContent" in request.path:
         return "gemini"
     if "/v1/messages" in request.path:
         return "claude"
+    if request.api == "chat":
+        return "qwen" if LIST_TOOL["qwen"] in tools_offered(request) else "opencode"
     return "codex"
 
 
@@ -127,7 +134,9 @@ def test_a_claude_wrapper_that_drops_ideas_mcp_server_is_named_with_the_fix(mock
     rows = {row["profile"]: row for row in json.loads(out.stdout)}
     assert (rows["claude"]["structured"], rows["claude"]["mcp"]) == ("ok", "error")
     assert rows["claude"]["runs"] == [str(shim)]
-    assert (rows["codex"]["mcp"], rows["gemini"]["mcp"]) == ("ok", "ok")
+    assert {cli: rows[cli]["mcp"] for cli in VERSIONS if cli != "claude"} == dict.fromkeys(
+        set(VERSIONS) - {"claude"}, "ok"
+    )
     (failure,) = [line for line in out.stderr.splitlines() if line.startswith("FAIL ")]
     assert failure.startswith("FAIL claude: IdeA's MCP tools are not visible to it")
     assert "wrapper" in failure

@@ -23,6 +23,7 @@ from tests.real_cli import clis
 
 PINNED = json.loads((clis.HERE / "package.json").read_text(encoding="utf-8"))["dependencies"]
 PACKAGES = [f"{name}@{PINNED[name]}" for name in ("@openai/codex", "@anthropic-ai/claude-code")]
+NEWER = [f"{name}@{PINNED[name]}" for name in ("@qwen-code/qwen-code", "opencode-ai")]
 
 pytestmark = [
     pytest.mark.slow,
@@ -59,6 +60,22 @@ def global_prefix(tmp_path_factory) -> Path:
     prefix = tmp_path_factory.mktemp("npm-global")
     npm_install("-g", "--prefix", str(prefix), *PACKAGES, cwd=prefix)
     assert os.readlink(prefix / "bin" / "codex") == "../lib/node_modules/@openai/codex/bin/codex.js"
+    return prefix
+
+
+@pytest.fixture(scope="module")
+def global_prefix_newer(tmp_path_factory) -> Path:
+    """`npm install -g --prefix <prefix> @qwen-code/qwen-code opencode-ai`, install scripts run
+    (OpenCode's postinstall copies its native binary over the ``bin/opencode.exe`` placeholder),
+    with a Node 22 beside them as nvm lays it out (Qwen Code needs Node >= 22)."""
+    prefix = tmp_path_factory.mktemp("npm-global-newer")
+    npm_install("-g", "--prefix", str(prefix), *NEWER, cwd=prefix)
+    assert os.readlink(prefix / "bin" / "opencode") == (
+        "../lib/node_modules/opencode-ai/bin/opencode.exe"
+    )
+    node = clis.node_executable()
+    assert node is not None, clis.missing_reason("qwen")
+    (prefix / "bin" / "node").symlink_to(node.resolve())
     return prefix
 
 
@@ -126,3 +143,9 @@ async def test_claude_from_its_native_installer_off_path_asks_npm_codex(world_of
 
     world = world_of(installed)
     await delegate_once(world, "main", "claude", "architect", "codex")
+
+
+@pytest.mark.timeout(300)
+async def test_npm_global_qwen_asks_npm_global_opencode(world_of, global_prefix_newer):
+    world = world_of(lambda home: [global_prefix_newer / "bin"])
+    await delegate_once(world, "main", "qwen", "architect", "opencode")

@@ -65,6 +65,8 @@ ASK_TOOL = {
     "claude": "mcp__idea__idea_ask_agent",
     "codex": "mcp__idea__idea_ask_agent",
     "gemini": "mcp_idea_idea_ask_agent",
+    "qwen": "mcp__idea__idea_ask_agent",
+    "opencode": "idea_idea_ask_agent",
 }
 # The runtime's turn timeout, and the bound of every blocking wait of a test.
 ASK_TIMEOUT = 60.0
@@ -155,17 +157,21 @@ Installed = Callable[[Path], list[Path]]
 def offline_environment(
     mock: MockModel, root: Path, installed: Installed | None = None
 ) -> dict[str, str]:
-    """One offline environment for all three CLIs: one HOME in ``root`` (Claude's config dir,
-    Codex's ``CODEX_HOME`` with the mock provider, Gemini's user settings), every endpoint on the
-    mock, and ``PATH`` starting with a folder of symlinks named like the built-in profiles'
-    commands (plus ``node`` for the ``#!/usr/bin/env node`` of Gemini's bundle), or with only
-    the folders ``installed`` returns."""
+    """One offline environment for all the CLIs: one HOME in ``root`` (Claude's config dir,
+    Codex's ``CODEX_HOME`` with the mock provider, Gemini's and Qwen's user settings, OpenCode's
+    global config with the mock provider), every endpoint on the mock, and ``PATH`` starting
+    with a folder of symlinks named like the built-in profiles' commands (plus ``node`` for the
+    ``#!/usr/bin/env node`` of Gemini's and Qwen's scripts), or with only the folders
+    ``installed`` returns."""
     claude = clis.setup_claude(mock.url, root)
     codex = clis.setup_codex(mock.openai_url, root)
     gemini = clis.setup_gemini(mock.url, root)
-    assert claude.home == codex.home == gemini.home
-    assert claude.cwd == codex.cwd == gemini.cwd
-    env = {**claude.env, **codex.env, **gemini.env}  # Gemini's TERM wins (no warnings)
+    qwen = clis.setup_qwen(mock.openai_url, root)
+    opencode = clis.setup_opencode(mock.openai_url, root)
+    assert claude.home == codex.home == gemini.home == qwen.home == opencode.home
+    assert claude.cwd == codex.cwd == gemini.cwd == qwen.cwd == opencode.cwd
+    # Gemini's TERM wins (no warnings)
+    env = {**claude.env, **codex.env, **qwen.env, **opencode.env, **gemini.env}
     if installed is not None:
         # Only what the user's install put on PATH, beside the system's own folders.
         dirs = [str(d) for d in installed(claude.home)]
@@ -179,6 +185,9 @@ def offline_environment(
         "claude": clis.claude_executable(),
         "codex": clis.codex_executable(),
         "gemini": clis.gemini_bundle(),
+        "qwen": clis.qwen_entry(),
+        # The npm launcher (a placeholder script): IdeA finds the native binary behind it.
+        "opencode": clis.NODE_MODULES / "opencode-ai" / "bin" / "opencode.exe",
         "node": node,
     }
     for name, target in links.items():
@@ -397,6 +406,26 @@ async def test_claude_asks_gemini(world):
 @pytest.mark.timeout(90)
 async def test_codex_asks_claude(world):
     await delegate_once(world, "main", "codex", "reviewer", "claude")
+
+
+@pytest.mark.timeout(90)
+async def test_qwen_asks_claude(world):
+    await delegate_once(world, "main", "qwen", "reviewer", "claude")
+
+
+@pytest.mark.timeout(90)
+async def test_claude_asks_qwen(world):
+    await delegate_once(world, "main", "claude", "architect", "qwen")
+
+
+@pytest.mark.timeout(120)
+async def test_opencode_asks_claude(world):
+    await delegate_once(world, "main", "opencode", "reviewer", "claude")
+
+
+@pytest.mark.timeout(120)
+async def test_claude_asks_opencode(world):
+    await delegate_once(world, "main", "claude", "architect", "opencode")
 
 
 # -- 4: two callers, one target: served one after the other -----------------------------------

@@ -230,10 +230,32 @@ def _claude_binary(package: Path) -> Path | None:
     return None
 
 
+def _opencode_binary(package: Path) -> Path | None:
+    """``bin/opencode.exe`` once the postinstall copied the binary there (before, it is a shell
+    script saying so), else the one of a platform package ``opencode-<os>-<arch>[-baseline]
+    [-musl]``: npm installs each that fits this machine, the postinstall picks among them so."""
+    placed = package / "bin" / "opencode.exe"
+    if _runnable(placed) and _is_native(placed):
+        return placed
+    os_name, arch = _platform().split("-", 1)
+    base = f"opencode-{'windows' if os_name == 'win32' else os_name}-{arch}"
+    flavours = ("", "-baseline", "-musl", "-baseline-musl")
+    if _is_musl():
+        flavours = ("-musl", "-baseline-musl", "", "-baseline")
+    for flavour in flavours:
+        platform_package = _installed(base + flavour, package)
+        if platform_package is not None and _runnable(
+            binary := platform_package / "bin" / _exe("opencode")
+        ):
+            return binary
+    return None
+
+
 # One line per npm package that ships a native binary beside its launcher script.
 NATIVE_BINARIES: dict[str, Callable[[Path], Path | None]] = {
     "@openai/codex": _codex_binary,
     "@anthropic-ai/claude-code": _claude_binary,
+    "opencode-ai": _opencode_binary,
 }
 
 

@@ -51,6 +51,7 @@ from idea.infrastructure.clis.gemini.stream import (
     GeminiNotice,
     GeminiStreamParser,
 )
+from idea.infrastructure.clis.mcp_list import connected_line, run_mcp_list
 from idea.infrastructure.clis.turn_session import TurnSession
 from idea.infrastructure.files.atomic import write_atomic
 from idea.infrastructure.files.json_document import encode_json
@@ -194,34 +195,9 @@ class GeminiSession(TurnSession):
     async def check_mcp_server(self, timeout: float = 60.0) -> str:
         """``gemini mcp list`` where the turns run: the line that says IdeA's server is
         ``Connected`` (the CLI connects and pings it; no model turn). Raises ``Unavailable``."""
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *self._program,
-                "mcp",
-                "list",
-                cwd=self._spec.run_dir,
-                env=self._env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-            )
-        except OSError as exc:
-            raise Unavailable(f"gemini mcp list could not start: {exc}") from exc
-        try:
-            async with asyncio.timeout(timeout):
-                out, _ = await proc.communicate()
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-            raise Unavailable(f"gemini mcp list did not finish within {timeout:g} s") from None
-        lines = out.decode("utf-8", errors="replace").splitlines()
-        # "✓ idea: <command> (stdio) - Connected", "✗ idea: … - Disconnected"
-        listed = re.compile(rf"^\S+\s+{re.escape(MCP_SERVER_NAME)}:\s")
-        ours = [line.strip() for line in lines if listed.match(line.strip())]
-        if ours and ours[0].endswith("- Connected"):
-            return ours[0]
-        found = ours[0] if ours else f"the server {MCP_SERVER_NAME!r} is not listed"
-        raise Unavailable(f"gemini does not reach IdeA's MCP server: {found}")
+        argv = (*self._program, "mcp", "list")
+        output = await run_mcp_list("gemini", argv, self._spec.run_dir, self._env, timeout)
+        return connected_line("gemini", output)
 
     def pids(self) -> list[int]:
         runs = (self._previous, self._run)

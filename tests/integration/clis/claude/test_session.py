@@ -19,7 +19,7 @@ from idea.domain.errors import AgentFailed, IdeaTimeout, Invalid, Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
 from idea.infrastructure.clis.claude.session import start_claude_session
-from idea.infrastructure.clis.claude.stream import McpServerStatus
+from idea.infrastructure.clis.stream_json import McpServerStatus
 from tests.contracts.agent_session_contract import AgentSessionContract
 from tests.paths import FAKE_CLIS
 from tests.waiting import until

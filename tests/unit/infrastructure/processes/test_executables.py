@@ -116,6 +116,26 @@ def test_claude_from_npm_with_or_without_its_postinstall(tmp_path):
     assert resolve_executable("claude", bin_dir, str(tmp_path)).argv == (str(placeholder),)
 
 
+def test_opencode_from_npm_with_or_without_its_postinstall(tmp_path):
+    prefix = tmp_path / "prefix"
+    modules = prefix / "lib" / "node_modules"
+    placeholder = package(modules / "opencode-ai", "opencode-ai", "bin/opencode.exe", b"echo x\n")
+    link(prefix / "bin" / "opencode", placeholder)
+    os_name, arch = executables._platform().split("-")
+    base = f"opencode-{os_name}-{arch}"
+    # npm installs every platform package that fits (hoisted beside it): the baseline build
+    # is taken only when the plain one is absent.
+    baseline = package(modules / f"{base}-baseline", f"{base}-baseline", "bin/opencode", ELF)
+    bin_dir = str(prefix / "bin")
+    assert resolve_executable("opencode", bin_dir, str(tmp_path)).argv == (str(baseline),)
+    plain = package(modules / base, base, "bin/opencode", ELF)
+    found = resolve_executable("opencode", bin_dir, str(tmp_path))
+    assert found.argv == (str(plain),)
+    assert "npm package opencode-ai" in found.via and "native" in found.via
+    placeholder.write_bytes(ELF)  # what the postinstall does: the binary copied over it
+    assert resolve_executable("opencode", bin_dir, str(tmp_path)).argv == (str(placeholder),)
+
+
 def test_claudes_native_installer_link_is_found_off_path(tmp_path):
     home = tmp_path / "home"
     version = executable(home / ".local" / "share" / "claude" / "versions" / "2.1.332", ELF)

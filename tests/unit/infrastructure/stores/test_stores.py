@@ -141,7 +141,7 @@ def test_profiles_that_do_not_parse_are_quarantined(paths, clock):
     with pytest.raises(CorruptFile):
         store.all()
     assert corrupt_files(paths.ideai) == [f"profiles.json.corrupt-{clock.ms}"]
-    assert set(store.all()) == {"claude", "codex", "gemini", "shell"}
+    assert set(store.all()) == {"claude", "codex", "gemini", "qwen", "opencode", "shell"}
 
 
 def test_layout_default_and_round_trip_with_unknown_fields(paths, clock):

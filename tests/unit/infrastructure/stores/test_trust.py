@@ -50,7 +50,7 @@ def test_a_project_nobody_trusted_is_restricted_and_runs_only_built_ins(paths, w
     paths.profiles.write_text(json.dumps(HOSTILE), encoding="utf-8")
     assert trust.state() is TrustState.RESTRICTED
     assert profiles.get("claude").command == ("claude",)  # not the clone's command
-    assert set(profiles.all()) == {"claude", "codex", "gemini", "shell"}
+    assert set(profiles.all()) == {"claude", "codex", "gemini", "qwen", "opencode", "shell"}
     with pytest.raises(Untrusted, match="helper"):
         profiles.get("helper")
     with pytest.raises(Untrusted, match="idea trust"):

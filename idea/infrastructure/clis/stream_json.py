@@ -1,4 +1,5 @@
-"""Sans-I/O codec of Claude Code's stream-json protocol (protocols/AGENT_CLI_PROTOCOLS.md §A).
+"""Sans-I/O codec of Claude Code's stream-json protocol (protocols/AGENT_CLI_PROTOCOLS.md §A),
+which Qwen Code 0.24 speaks too (``--input-format/--output-format stream-json``).
 
 ``ClaudeStreamParser.feed(bytes)`` turns the CLI's stdout into session events plus the metadata
 the adapter needs; whatever the chunking, every complete line is decoded exactly once, in order.

@@ -5,8 +5,9 @@ Invariants:
 - a file that does not parse, is not UTF-8 or whose top level is not an object is moved aside to
   ``<name>.corrupt-<ms>`` byte for byte and reported as ``CorruptFile``; it is never overwritten;
 - within one process, ``update`` calls on the same path (through any number of ``JsonDocument``
-  instances) are serialised, so no update is lost. Other processes are not locked out: the design
-  gives each project's state files a single owning process.
+  instances) are serialised, so no update is lost. Other processes are locked out only for a
+  ``shared`` document (the user's files every IdeA process writes: ``file_lock.py``); a project's
+  state files have a single owning process.
 
 ``save`` writes exactly the object it is given: keeping fields this version does not know about is
 the caller's job (domain objects carry them in ``extra``).
@@ -14,6 +15,7 @@ the caller's job (domain objects carry them in ``extra``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -24,6 +26,7 @@ from pathlib import Path
 from idea.domain.errors import CorruptFile
 from idea.domain.json_types import JsonObject
 from idea.infrastructure.files.atomic import quarantine, read_bytes, write_atomic
+from idea.infrastructure.files.file_lock import locked
 
 __all__ = ["JsonDocument", "encode_json", "system_clock_ms"]
 
@@ -79,13 +82,20 @@ class JsonDocument:
     """Adapter for one JSON-object file; every method raises ``Internal`` on an OS error."""
 
     def __init__(
-        self, path: Path, *, clock: Callable[[], int] = system_clock_ms, mode: int | None = None
+        self,
+        path: Path,
+        *,
+        clock: Callable[[], int] = system_clock_ms,
+        mode: int | None = None,
+        shared: bool = False,
     ) -> None:
-        """``clock`` returns milliseconds (quarantine names); ``mode`` is passed to every write."""
+        """``clock`` returns milliseconds (quarantine names); ``mode`` is passed to every write;
+        ``shared``: other processes update this file too (``update`` locks them out)."""
         self.path = path
         self._clock = clock
         self._mode = mode
         self._lock = _lock_for(path)
+        self._shared = shared
 
     def now_ms(self) -> int:
         return self._clock()
@@ -120,7 +130,7 @@ class JsonDocument:
         Serialised per path within the process. If ``fn`` raises, nothing is written; a corrupt file
         raises ``CorruptFile`` (after quarantine) before ``fn`` runs.
         """
-        with self._lock:
+        with self._lock, locked(self.path) if self._shared else contextlib.nullcontext():
             new = fn(self.load())
             self.save(new)
             return new

@@ -28,7 +28,7 @@ _seen: dict[tuple[str, int, int], str | None] = {}
 
 class CliVersions:
     def __init__(self, path: Path | None = None) -> None:
-        self._doc = JsonDocument(path or user_config_dir() / FILE_NAME, mode=0o600)
+        self._doc = JsonDocument(path or user_config_dir() / FILE_NAME, mode=0o600, shared=True)
 
     def passed(self, profile: str) -> str | None:
         """The version of ``profile``'s CLI that last passed doctor, if any."""

@@ -51,7 +51,7 @@ class RecentProjects:
     """Raises ``Internal`` when the file cannot be written; never raises on a corrupt file."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self._doc = JsonDocument(path or user_config_dir() / FILE_NAME, mode=0o600)
+        self._doc = JsonDocument(path or user_config_dir() / FILE_NAME, mode=0o600, shared=True)
 
     @property
     def path(self) -> Path:

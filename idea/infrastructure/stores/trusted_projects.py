@@ -32,7 +32,7 @@ def canonical_root(root: Path) -> str:
 
 class TrustedProjects:
     def __init__(self, path: Path | None = None, limit: int = LIMIT) -> None:
-        self._doc = JsonDocument(path or user_config_dir() / FILE_NAME, mode=0o600)
+        self._doc = JsonDocument(path or user_config_dir() / FILE_NAME, mode=0o600, shared=True)
         self._limit = limit
         # Read again only once the file changed: trust is asked on every profile look-up.
         self._cache: ChangeCache[dict[str, TrustEntry]] = ChangeCache(self._doc.path)

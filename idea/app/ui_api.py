@@ -69,7 +69,7 @@ METHODS = (
     *("terminal.attach", "terminal.detach", "terminal.write", "terminal.resize", "chat.send"),
     *("chat.history", "chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
     "doctor.run",
-    *("workspace.changes", "workspace.merge", "workspace.discard"),
+    *("workspace.changes", "workspace.merge", "workspace.discard", "workspace.summary"),
     *("trust.get", "trust.grant"),
 )
 LAYOUT_OPS = (
@@ -397,6 +397,14 @@ class UiApi:
 
     async def workspace_discard(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         return await self._review(DiscardAgentChanges(name=_text(p, "name")))
+
+    async def workspace_summary(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        """For the board: a read, not a command (not logged); counts only."""
+        agent = self._s.agents.get(_text(p, "name"))
+        if agent.workspace is not Workspace.WORKTREE:
+            raise Invalid(f"agent {agent.name} works in the project folder, not a worktree")
+        files, ahead = await asyncio.to_thread(self._s.workspaces.summary, agent)
+        return {"files": files, "ahead": ahead}
 
     async def _review(self, command: Command) -> JsonValue:
         # Through the orchestrator, as the file door and the MCP tools do: logged, one behaviour.

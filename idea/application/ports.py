@@ -173,6 +173,10 @@ class Workspaces(Protocol):
         """Whether its first start made it a worktree."""
         ...
 
+    def summary(self, agent: Agent) -> tuple[int, int]:
+        """(files changed, commits ahead of the project's branch); (0, 0) before it exists."""
+        ...
+
     def remove(self, agent: Agent) -> None:
         """Its worktree and its branch, gone (the agent is deleted and the user said so)."""
         ...

@@ -569,6 +569,10 @@ def test_the_changes_view_shows_a_worktree_agents_diff_and_merges_it(tmp_path, b
         page.keyboard.press("Enter")
         until_blocking((project / ".ideai" / "worktrees" / "wt" / "made.txt").exists, 15)
         assert not (project / "made.txt").exists()
+        page.locator('.panel-tab[data-panel="board"]').click()
+        expect(page.locator('.board-row[data-agent="wt"] .worktree')).to_have_text(
+            "worktree: 1 file(s) changed, 0 commit(s) ahead"
+        )
         page.locator('.panel-tab[data-panel="agents"]').click()
         page.locator('.agent-row[data-agent="wt"]').get_by_role("button", name="Changes").click()
         row = page.locator('table.changes-files tr[data-path="made.txt"]')

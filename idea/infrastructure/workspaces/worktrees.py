@@ -103,6 +103,17 @@ class GitWorktrees:
             truncated=truncated,
         )
 
+    def summary(self, agent: Agent) -> tuple[int, int]:
+        """(files changed, commits ahead) for the board: counts only, no diff. ``(0, 0)`` before
+        its first start. Raises ``Invalid``."""
+        if not self.exists(agent):
+            return 0, 0
+        tree = self._tree(agent)
+        base = self._base(agent)
+        changed = git(tree, "diff", "--name-only", "-z", base).stdout.split("\0")
+        new = git(tree, "ls-files", "--others", "--exclude-standard", "-z").stdout.split("\0")
+        return len({name for name in (*changed, *new) if name}), self._ahead(agent)
+
     def merge(self, agent: Agent, message: str) -> MergeResult:
         """Commit the agent's uncommitted work on its branch, then merge the branch into the
         project's current branch. Raises ``Conflict`` (listing the files; the project untouched),

@@ -41,6 +41,10 @@ class FakeWorkspaces:
         self.discards.append(agent.name)
         return "base0"
 
+    def summary(self, agent: Agent) -> tuple[int, int]:
+        files = self.files.get(agent.name, ())
+        return len(files), 1 if files else 0
+
     def exists(self, agent: Agent) -> bool:
         return agent.name in self.made
 

@@ -202,3 +202,14 @@ def test_a_deleted_agents_worktree_and_branch_are_removed_when_asked(project):
     worktrees.remove(DEV)
     assert not folder.exists() and not worktrees.exists(DEV)
     assert "idea/dev" not in git(project, "branch", "--list")
+
+
+def test_the_boards_summary_counts_files_and_commits_ahead(project):
+    worktrees = GitWorktrees(ProjectPaths(project))
+    assert worktrees.summary(DEV) == (0, 0)  # not started yet
+    folder = worktrees.folder(DEV)
+    (folder / "app.py").write_text("changed\n", encoding="utf-8")
+    git(folder, "commit", "-q", "-am", "one")
+    (folder / "new.txt").write_text("n\n", encoding="utf-8")
+    (folder / "README").write_text("r\n", encoding="utf-8")
+    assert worktrees.summary(DEV) == (3, 1)

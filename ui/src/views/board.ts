@@ -1,12 +1,26 @@
 // The work-state board: each agent's status, intent, ticket, progress and queue.
 
 import { api } from "../model/api";
+import { store } from "../model/state";
 import type { WorkRow } from "../model/types";
 import { goToCell } from "./banner";
 import { clear, h } from "./dom";
 
 export class Board {
   readonly el = h("div.board");
+
+  constructor() {
+    // An agent's files change without any event: while the board is shown, ask again.
+    setInterval(() => {
+      if (!this.el.isConnected) return;
+      for (const row of this.el.querySelectorAll<HTMLElement>(".board-row")) {
+        const name = row.dataset.agent;
+        if (name && store.agents.find((a) => a.name === name)?.workspace === "worktree") {
+          void this.worktree(name);
+        }
+      }
+    }, SUMMARY_EVERY_MS);
+  }
 
   async refresh(): Promise<void> {
     try {
@@ -20,8 +34,38 @@ export class Board {
   private render(rows: WorkRow[]): void {
     if (!rows.length) return clear(this.el, h("p.muted", {}, "No agents yet."));
     clear(this.el, ...rows.map(row));
+    for (const r of rows) {
+      if (store.agents.find((a) => a.name === r.name)?.workspace === "worktree") {
+        void this.worktree(r.name);
+      }
+    }
+  }
+
+  // A worktree agent's files changed and commits ahead: asked at most every few seconds per
+  // agent (the board is redrawn on every event), shown from the last answer meanwhile.
+  private readonly summaries = new Map<string, { at: number; text: string }>();
+
+  private async worktree(name: string): Promise<void> {
+    const known = this.summaries.get(name);
+    if (!known || Date.now() - known.at > SUMMARY_EVERY_MS) {
+      try {
+        const s = await api.call<{ files: number; ahead: number }>("workspace.summary", { name });
+        const text = `worktree: ${s.files} file(s) changed, ${s.ahead} commit(s) ahead`;
+        this.summaries.set(name, { at: Date.now(), text });
+      } catch {
+        return;
+      }
+    }
+    const row = this.el.querySelector(`.board-row[data-agent="${CSS.escape(name)}"]`);
+    const text = this.summaries.get(name)?.text;
+    if (!row || !text) return;
+    const line = row.querySelector(".worktree");
+    if (line) line.textContent = text;
+    else row.querySelector(".board-head")?.after(h("div.board-line.worktree", {}, text));
   }
 }
+
+const SUMMARY_EVERY_MS = 3000;
 
 function row(r: WorkRow): HTMLElement {
   const nodeId = r.node_id;

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from ctypes import wintypes
 from typing import Protocol, TypeVar, cast
 
 import winpty
@@ -36,23 +40,23 @@ log = logging.getLogger(__name__)
 
 READ_SIZE = 64 * 1024
 _EXIT_POLL_S = 0.05
+_DRAIN_S = 0.5
 _EXIT_AFTER_KILL_S = 5.0
 _T = TypeVar("_T")
 
 
 class _WinPty(Protocol):
-    """What this module uses of ``winpty.PtyProcess``."""
-
-    pid: int
-
-    def read(self, size: int) -> str: ...
-    def write(self, data: str) -> int: ...
-    def setwinsize(self, rows: int, cols: int) -> None: ...
-    def isalive(self) -> bool: ...
-    def close(self, force: bool = False) -> None: ...
+    """What this module uses of ``winpty.PTY`` (a pseudo-console and its one child)."""
 
     @property
-    def exitstatus(self) -> int | None: ...
+    def pid(self) -> int | None: ...
+
+    def read(self, length: int, blocking: bool) -> str: ...
+    def write(self, to_write: str) -> int: ...
+    def set_size(self, cols: int, rows: int) -> None: ...
+    def isalive(self) -> bool: ...
+    def iseof(self) -> bool: ...
+    def get_exitstatus(self) -> int | None: ...
 
 
 def _resolve_exe(name: str, env: Mapping[str, str]) -> str:
@@ -62,6 +66,29 @@ def _resolve_exe(name: str, env: Mapping[str, str]) -> str:
     if not found.lower().endswith(".exe"):
         raise Unavailable(f"cannot start {name!r}: {found} is not a real .exe (a shim?)")
     return os.path.abspath(found)
+
+
+_STD_HANDLES = (-10, -11, -12)  # STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, STD_ERROR_HANDLE
+
+
+@contextlib.contextmanager
+def _std_handles_kept() -> Iterator[None]:
+    """Creating a pseudo-console points this process's std handles at CONIN$/CONOUT$; a later
+    child would inherit those (wine's does) and write to IdeA's console instead of its own
+    pseudo-console. Put them back as they were."""
+    if sys.platform != "win32":  # for mypy on POSIX: this module is imported on Windows only
+        yield
+        return
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    kernel32.GetStdHandle.restype = wintypes.HANDLE
+    kernel32.GetStdHandle.argtypes = [wintypes.DWORD]
+    kernel32.SetStdHandle.argtypes = [wintypes.DWORD, wintypes.HANDLE]
+    saved = [(which, kernel32.GetStdHandle(which & 0xFFFFFFFF)) for which in _STD_HANDLES]
+    try:
+        yield
+    finally:
+        for which, handle in saved:
+            kernel32.SetStdHandle(which & 0xFFFFFFFF, handle)
 
 
 class WindowsPtyLauncher:
@@ -77,14 +104,17 @@ class WindowsPtyLauncher:
         system_root = os.environ.get("SYSTEMROOT")
         if system_root and not any(key.upper() == "SYSTEMROOT" for key in env):
             env["SystemRoot"] = system_root
+        # pywinpty's command line is appended to the program's name: it starts with a space.
+        cmdline = " " + subprocess.list2cmdline(spec.argv[1:]) if spec.argv[1:] else None
+        block = "".join(f"{key}={value}\0" for key, value in env.items()) + "\0"
         try:
-            proc = winpty.PtyProcess.spawn(
-                [exe, *spec.argv[1:]], cwd=spec.cwd, env=env, dimensions=(spec.rows, spec.cols)
-            )
+            with _std_handles_kept():  # restored before the child exists, or it inherits them
+                proc = cast(_WinPty, winpty.PTY(spec.cols, spec.rows))
+            proc.spawn(exe, cmdline=cmdline, cwd=spec.cwd, env=block)  # type: ignore[attr-defined]
         except Exception as exc:  # pywinpty raises plain exceptions for spawn failures
             raise Unavailable(f"cannot start {spec.argv[0]!r}: {exc}") from exc
         loop = asyncio.get_running_loop()
-        return WindowsPtySession(cast(_WinPty, proc), scrollback, loop, self._grace_s)
+        return WindowsPtySession(proc, scrollback, loop, self._grace_s)
 
 
 class WindowsPtySession:
@@ -92,7 +122,7 @@ class WindowsPtySession:
         self, proc: _WinPty, scrollback: Scrollback, loop: asyncio.AbstractEventLoop, grace_s: float
     ) -> None:
         self._proc = proc
-        self._pid = proc.pid
+        self._pid = proc.pid or 0
         self._loop = loop
         self._grace_s = grace_s
         self._scrollback = scrollback
@@ -106,6 +136,10 @@ class WindowsPtySession:
             target=self._read_loop, name=f"pty-{self._pid}", daemon=True
         )
         self._thread.start()
+        # The program's exit is watched on its own: a blocking read of a pseudo-console whose
+        # program exited before writing anything may never return.
+        self._drain_until: float | None = None
+        loop.call_soon(self._poll_exit)
 
     @property
     def pid(self) -> int:
@@ -118,6 +152,9 @@ class WindowsPtySession:
     def write(self, data: str) -> None:
         if not self._open:
             raise Unavailable("the terminal's program has exited")
+        # A console's Enter is CR; a lone LF reaches the program as Ctrl+J, not as a line end.
+        # As a POSIX terminal does (ICRNL), either one ends the line.
+        data = data.replace("\r\n", "\r").replace("\n", "\r")
         try:
             self._proc.write(data)
         except Exception as exc:  # EOFError once the pty is closed
@@ -128,7 +165,7 @@ class WindowsPtySession:
             raise Invalid(f"terminal size must be at least 1x1, got {rows}x{cols}")
         if self._open:
             with contextlib.suppress(Exception):
-                self._proc.setwinsize(rows, cols)
+                self._proc.set_size(cols, rows)
 
     def subscribe(self, listener: Callable[[str], None]) -> Unsubscribe:
         return self._listeners.add(listener)
@@ -154,11 +191,13 @@ class WindowsPtySession:
         """On the reader thread: pywinpty already returns whole characters."""
         while True:
             try:
-                text = self._proc.read(READ_SIZE)
-            except Exception:  # EOFError at the end; anything else ends the stream too
+                text = self._proc.read(READ_SIZE, True)
+            except Exception:  # the pseudo-console is gone: the stream ends
                 break
             if text and not self._post(self._on_text, text):
                 return
+            if self._proc.iseof():
+                break
         self._post(self._on_eof, None)
 
     def _post(self, fn: Callable[[_T], None], arg: _T) -> bool:
@@ -174,15 +213,22 @@ class WindowsPtySession:
 
     def _on_eof(self, _: None) -> None:
         self._open = False
-        self._poll_exit()
 
     def _poll_exit(self) -> None:
+        """Every ``_EXIT_POLL_S`` until the program exited; then its last output (up to
+        ``_DRAIN_S``) before the exit is reported."""
         if self._exit_code is not None:
             return
         if self._proc.isalive():
             self._loop.call_later(_EXIT_POLL_S, self._poll_exit)
             return
-        status = self._proc.exitstatus
+        if self._drain_until is None:
+            self._drain_until = self._loop.time() + _DRAIN_S
+        if self._open and self._loop.time() < self._drain_until:
+            self._loop.call_later(_EXIT_POLL_S, self._poll_exit)
+            return
+        self._open = False
+        status = self._proc.get_exitstatus()
         self._exit_code = status if status is not None else -1
         self._exited.set_result(self._exit_code)
         self._exit_listeners.call_once(self._exit_code)
@@ -190,12 +236,7 @@ class WindowsPtySession:
     async def _stop(self) -> None:
         if self._exit_code is None:
             await kill_tree_async(self._pid, self._grace_s)
-        # close() sleeps and joins pywinpty's own thread: keep it off the loop.
-        with contextlib.suppress(Exception):
-            await asyncio.to_thread(self._proc.close, True)
-        if self._open:
-            self._open = False
-            self._poll_exit()
+        self._open = False
         try:
             async with asyncio.timeout(_EXIT_AFTER_KILL_S):
                 await asyncio.shield(self._exited)

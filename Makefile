@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 
 .PHONY: screenshots run test lint types contracts pytest bench soak clean ui package appimage \
 	bench-package ui-test test-deps real-clis builds \
-	installer installer-check
+	installer installer-check test-windows
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -82,7 +82,13 @@ builds: $(STAMP) ui
 	@if command -v objdump >/dev/null; then $(MAKE) --no-print-directory $(APPIMAGE); \
 	else echo "make test: no objdump (apt-get install binutils): the packaging tests skip"; fi
 
-test: lint types contracts ui-test test-deps pytest
+test: lint types contracts ui-test test-deps pytest test-windows
+
+# The Windows lane (tests/windows_lane/lane.py): the Windows tests under a real Windows CPython in
+# wine; its prefix, interpreter and wheels are cached in .wine-lane/ and redone when stale.
+# Without wine it prints a skip line, or fails with IDEA_REQUIRE_WINE=1 (.ci/run sets it).
+test-windows: $(STAMP)
+	$(PY) tests/windows_lane/lane.py test
 
 # The README's pictures, made by the end-to-end tests.
 screenshots: $(STAMP) ui

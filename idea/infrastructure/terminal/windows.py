@@ -26,6 +26,7 @@ import winpty
 
 from idea.application.session_ports import TerminalSpec, Unsubscribe
 from idea.domain.errors import Invalid, Unavailable
+from idea.infrastructure.processes.cli_process import Job
 from idea.infrastructure.processes.tree import kill_tree_async
 from idea.infrastructure.terminal.common import (
     Listeners,
@@ -114,7 +115,12 @@ class WindowsPtyLauncher:
         except Exception as exc:  # pywinpty raises plain exceptions for spawn failures
             raise Unavailable(f"cannot start {spec.argv[0]!r}: {exc}") from exc
         loop = asyncio.get_running_loop()
-        return WindowsPtySession(proc, scrollback, loop, self._grace_s)
+        session = WindowsPtySession(proc, scrollback, loop, self._grace_s)
+        if sys.platform == "win32":  # for mypy on POSIX: this module is Windows only
+            from idea.infrastructure.processes.job_windows import job_for  # noqa: PLC0415
+
+            session.job = job_for(session.pid)  # what leaves the tree is still in the job
+        return session
 
 
 class WindowsPtySession:
@@ -132,6 +138,7 @@ class WindowsPtySession:
         self._exit_code: int | None = None
         self._exited: asyncio.Future[int] = loop.create_future()
         self._stopping: asyncio.Task[None] | None = None
+        self.job: Job | None = None
         self._thread = threading.Thread(
             target=self._read_loop, name=f"pty-{self._pid}", daemon=True
         )
@@ -236,6 +243,9 @@ class WindowsPtySession:
     async def _stop(self) -> None:
         if self._exit_code is None:
             await kill_tree_async(self._pid, self._grace_s)
+        job, self.job = self.job, None
+        if job is not None:
+            job.close()
         self._open = False
         try:
             async with asyncio.timeout(_EXIT_AFTER_KILL_S):

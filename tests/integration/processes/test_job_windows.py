@@ -10,7 +10,6 @@ import textwrap
 from pathlib import Path
 
 import psutil
-import pytest
 
 from idea.application.session_ports import TerminalSpec
 from idea.infrastructure.processes.cli_process import CliProcess

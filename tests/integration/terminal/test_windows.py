@@ -18,7 +18,7 @@ from tests.contracts.terminal_session_contract import (
     sentinel,
     wait_exit,
 )
-from tests.windows_lane import windows_only
+from tests.windows_lane import under_wine, windows_only
 
 if sys.platform == "win32":
     from idea.infrastructure.terminal.windows import WindowsPtyLauncher
@@ -65,15 +65,6 @@ def launcher():
 @pytest.fixture
 def programs(tmp_path):
     return PythonPrograms(str(tmp_path))
-
-
-def under_wine() -> bool:
-    """wine's ntdll exports its version; Windows' does not."""
-    if sys.platform != "win32":
-        return False
-    import ctypes  # noqa: PLC0415
-
-    return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
 
 
 class TestWindowsConPtyContract(TerminalSessionContract):

@@ -7,7 +7,9 @@
 only when the stamp (requirements, interpreter, wine's version, this file) changed.
 ``lane.py test [PYTEST ARGS]`` runs the Windows tests (every ``tests/**/test_*windows*.py``) in ONE
 pytest under that interpreter, with one wineserver kept running for the whole run.
-``lane.py python ARGS`` runs the Windows python with ARGS the same way (benchmarks, builds).
+``lane.py build`` makes the frozen Windows build with PyInstaller on ``build.spec`` under wine:
+``dist/windows/idea/idea.exe`` (the NSIS installer's test installs it).
+``lane.py python ARGS`` runs the Windows python with ARGS the same way (benchmarks).
 
 Everything that only wine needs lives here, never in IdeA's code: a Unix pty on the interpreter's
 stdin and stdout (wine creates a console only then, and ConPTY needs one), a forwarding
@@ -60,9 +62,10 @@ RUN_TIMEOUT_S = float(os.environ.get("IDEA_WINE_LANE_TIMEOUT", "900"))
 DLL_OVERRIDES = "mscoree,mshtml=;winemenubuilder.exe=d"
 # wine's console draws on the pty as a terminal would: cursor on/off, erase to end of line.
 CONSOLE_CONTROL = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
-# One pytest for every Windows test. --capture=sys: pytest's fd capture would point the std
+# One pytest for every Windows test. --capture=no: pytest's fd capture would point the std
 # handles at files, and under wine a ConPTY child writes to its parent's std handles when they
-# are not a console's (on Windows it gets its pseudo-console's own).
+# are not a console's (on Windows it gets its pseudo-console's own); its sys capture gives the
+# MCP SDK's stdio client a sys.stderr without a fileno.
 PYTEST_OPTIONS = (
     "-p",
     "no:cacheprovider",
@@ -70,9 +73,13 @@ PYTEST_OPTIONS = (
     "no:terminalprogress",
     "-q",
     "--color=no",
-    "--capture=sys",
+    "--capture=no",
 )
 PTY_COLUMNS = 240  # wide: pytest's lines are not wrapped by the console
+
+
+# What the tests under wine read from the lane's caller (a missing build fails under CI).
+PASSED_ON = ("IDEA_REQUIRE_PACKAGE",)
 
 
 def log(message: str) -> None:
@@ -91,6 +98,9 @@ def wine_env() -> dict[str, str]:
         "WINEDEBUG": "-all",
         "WINEDLLOVERRIDES": DLL_OVERRIDES,
     }  # no DISPLAY: nothing opens a window
+    for name in PASSED_ON:
+        if name in os.environ:
+            env[name] = os.environ[name]
     return env
 
 
@@ -321,6 +331,29 @@ def run_windows(
             proc.wait()
 
 
+WINDOWS_DIST = ROOT / "dist" / "windows"
+BUILD_TIMEOUT_S = 600
+
+
+def build() -> int:
+    """PyInstaller under wine on ``build.spec`` -> ``dist/windows/idea/idea.exe``."""
+    with wineserver():
+        return run_windows(
+            [
+                "-m",
+                "PyInstaller",
+                "--noconfirm",
+                "--log-level=WARN",
+                "--distpath",
+                windows_path(WINDOWS_DIST),
+                "--workpath",
+                windows_path(CACHE / "pyinstaller"),
+                windows_path(ROOT / "build.spec"),
+            ],
+            timeout=BUILD_TIMEOUT_S,
+        )
+
+
 def windows_tests() -> list[str]:
     """Every Windows test module of the tree (``test_*windows*.py``), as checkout paths."""
     found = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("test_*.py"))
@@ -357,10 +390,17 @@ def main(argv: Sequence[str]) -> int:
         code = test(rest)
         log(f"ran in {time.monotonic() - started:.0f} s (exit {code})")
         return code
+    if command == "build":
+        started = time.monotonic()
+        code = build()
+        log(f"frozen build in {time.monotonic() - started:.0f} s (exit {code})")
+        return code
     if command == "python":
         with wineserver():
             return run_windows(rest)
-    raise SystemExit(f"usage: {sys.argv[0]} setup [--force] | test [PYTEST ARGS] | python ARGS")
+    raise SystemExit(
+        f"usage: {sys.argv[0]} setup [--force] | test [PYTEST ARGS] | build | python ARGS"
+    )
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 READ_SIZE = 64 * 1024
 _EXIT_POLL_S = 0.05
-_DRAIN_S = 0.5
+_DRAIN_S = 2.0  # the pseudo-console renders asynchronously: its last output may lag the exit
 _EXIT_AFTER_KILL_S = 5.0
 _T = TypeVar("_T")
 
@@ -201,10 +201,10 @@ class WindowsPtySession:
                 text = self._proc.read(READ_SIZE, True)
             except Exception:  # the pseudo-console is gone: the stream ends
                 break
+            # Not iseof(): it turns true at the program's exit, maybe before its last output
+            # was read; read() raises once that is read too.
             if text and not self._post(self._on_text, text):
                 return
-            if self._proc.iseof():
-                break
         self._post(self._on_eof, None)
 
     def _post(self, fn: Callable[[_T], None], arg: _T) -> bool:

@@ -361,7 +361,10 @@ def windows_tests() -> list[str]:
 
 
 def test(pytest_args: Sequence[str]) -> int:
-    args = list(pytest_args) or windows_tests()
+    """The Windows tests, or the tests named in ``pytest_args`` (options are passed on)."""
+    args = list(pytest_args)
+    if not any(arg.startswith("tests") for arg in args):
+        args += windows_tests()
     with wineserver():
         return run_windows(
             ["-m", "pytest", *PYTEST_OPTIONS, *args],

@@ -3,6 +3,7 @@ both kinds of session (a piped structured CLI and a ConPTY terminal), and with I
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -21,6 +22,8 @@ if sys.platform == "win32":
     from idea.infrastructure.terminal.windows import WindowsPtyLauncher
 
 pytestmark = windows_only
+
+STOP_S = 20
 
 # A child that starts a grandchild, writes the grandchild's pid to argv[1], then exits: the
 # grandchild is an orphan, outside any tree rooted at the agent.
@@ -90,7 +93,8 @@ async def test_stopping_a_structured_cli_kills_the_grandchild_that_left_its_tree
     )
     grandchild = escaped_pid(pid_file)
     try:
-        await process.kill(grace_s=0.3)
+        async with asyncio.timeout(STOP_S):  # a stop that cannot kill must fail, not hang
+            await process.kill(grace_s=0.3)
         await until(lambda: gone(grandchild), timeout=10, what="the grandchild killed")
     finally:
         if not gone(grandchild):
@@ -105,7 +109,8 @@ async def test_stopping_a_terminal_kills_the_grandchild_that_left_its_tree(tmp_p
     session = await WindowsPtyLauncher(grace_s=0.3).start(spec)
     grandchild = escaped_pid(pid_file)
     try:
-        await session.stop()
+        async with asyncio.timeout(STOP_S):
+            await session.stop()
         await until(lambda: gone(grandchild), timeout=10, what="the grandchild killed")
     finally:
         if not gone(grandchild):

@@ -91,8 +91,9 @@ class OverlappedPipe:
             if self._closing:
                 return
             self._closing = True
+            # Under the lock: the last operation out cannot close the event before it is set.
+            set_event(self._closed)
             idle = self._busy == 0
-        set_event(self._closed)
         if idle:
             self._release()
 

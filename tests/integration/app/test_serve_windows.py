@@ -28,8 +28,8 @@ pytestmark = [windows_only, pytest.mark.timeout(120)]
 START_S = 60
 
 
-def make_project(tmp_path: Path) -> Path:
-    project = tmp_path / "project"
+def make_project(tmp_path: Path, folder: str) -> Path:
+    project = tmp_path / folder
     ideai = project / ".ideai"
     (ideai / "agents").mkdir(parents=True)
     profiles = {
@@ -50,9 +50,10 @@ def make_project(tmp_path: Path) -> Path:
     return project
 
 
-@pytest.fixture
-def served(tmp_path):
-    project = make_project(tmp_path)
+# A user's folder as Windows users name them too: spaces, accents.
+@pytest.fixture(params=["project", "Mes projets/Été 2026", "项目"])
+def served(request, tmp_path):
+    project = make_project(tmp_path, request.param)
     log = (tmp_path / "serve.stderr").open("w", encoding="utf-8")
     proc = subprocess.Popen(
         [sys.executable, "-m", "idea", "serve", str(project), "--port", "0", "--trust"],

@@ -129,3 +129,21 @@ async def test_output_of_a_child_reaches_the_terminal(launcher, programs):
         assert await wait_exit(session) == 0
     finally:
         await session.stop()
+
+
+async def test_a_folder_and_arguments_outside_ascii_reach_the_program(launcher, programs, tmp_path):
+    folder = tmp_path / "Mes projets" / "项目 été"
+    folder.mkdir(parents=True)
+    spec = programs.python(
+        "import os, sys; print('cwd:' + ascii(os.getcwd()), 'arg:' + ascii(sys.argv[1]), "
+        "flush=True)",
+        'un "argument" été 中',
+    )
+    session = await launcher.start(TerminalSpec(spec.argv, str(folder), spec.env))
+    try:
+        out = Output(session)
+        await out.wait_for("arg:'un \"argument\" \\xe9t\\xe9 \\u4e2d'")
+        assert f"cwd:{str(folder)!a}" in out.text.replace("\r\n", "")
+        assert await wait_exit(session) == 0
+    finally:
+        await session.stop()

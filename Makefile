@@ -115,6 +115,7 @@ bench: $(STAMP) ui
 	$(PY) bench/pty_ws_throughput.py
 	$(PY) bench/keystroke_latency.py
 	$(PY) bench/ui_start.py
+	$(PY) bench/worktree_changes.py
 	$(PY) bench/wine_bridge_spawn.py
 
 soak: $(STAMP)

@@ -71,6 +71,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     profiles.add_argument("--json", action="store_true", help="machine-readable output")
 
+    doctor = sub.add_parser(
+        "doctor", help="check that each profile's CLI works with IdeA (version, structured, MCP)"
+    )
+    doctor.add_argument(
+        "--project", default=".", help="project whose profiles to check (default: here)"
+    )
+    doctor.add_argument("--json", action="store_true", help="machine-readable output")
+    doctor.add_argument(
+        "--live", action="store_true", help="also one minimal model turn per CLI (spends tokens)"
+    )
+
     agent = sub.add_parser("agent", help="manage the project's agents")
     agent.add_argument(
         "--project", default=".", help="project folder or a folder inside it (default: here)"
@@ -83,6 +94,11 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--context-file", help="file holding the agent's context (- = stdin)")
     new.add_argument("--description", help="one line saying what the agent is for")
     new.add_argument("--mode", choices=("terminal", "structured"), help="default: the profile's")
+    new.add_argument(
+        "--worktree",
+        action="store_true",
+        help="work in a git worktree of its own (.ideai/worktrees/NAME, branch idea/NAME)",
+    )
     lst = agent_sub.add_parser("list", help="list the agents")
     lst.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
@@ -136,6 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _trust(_require_project(Path(args.path)))
         if args.command == "profiles":
             return _profiles(_require_project(Path(args.project)), as_json=args.json)
+        if args.command == "doctor":
+            return _doctor(Path(args.project), as_json=args.json, live=args.live)
         if args.command == "agent":
             if args.agent_command is None:
                 raise _UsageError("idea agent: an action is required: new or list")
@@ -184,6 +202,7 @@ def _agent_new(project: Path, args: argparse.Namespace) -> int:
 
     from idea.app.bootstrap import project_services
     from idea.application.create_agent import NewAgent, create_agent
+    from idea.domain.agent import Workspace
     from idea.domain.profile import Mode
 
     context = ""
@@ -206,9 +225,11 @@ def _agent_new(project: Path, args: argparse.Namespace) -> int:
             context=context,
             description=args.description,
             mode=Mode(args.mode) if args.mode else None,
+            workspace=Workspace.WORKTREE if args.worktree else Workspace.PROJECT,
         ),
     )
-    print(f"Created agent {agent.name} ({agent.id}) with profile {agent.profile}")
+    where = f", in its own worktree (branch idea/{agent.name})" if args.worktree else ""
+    print(f"Created agent {agent.name} ({agent.id}) with profile {agent.profile}{where}")
     return 0
 
 
@@ -258,6 +279,8 @@ def _profiles(project: Path, *, as_json: bool) -> int:
             "command": list(profile.command),
             "structured": profile.structured.value if profile.structured else None,
             "executable": found[name].path,
+            "runs": list(found[name].argv) or None,
+            "found": found[name].via or None,
             "problem": found[name].reason or None,
         }
         for name, profile in sorted(profiles.items())
@@ -266,9 +289,34 @@ def _profiles(project: Path, *, as_json: bool) -> int:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
     else:
         for row in rows:
-            where = row["executable"] or f"not found: {row['problem']}"
+            runs = row["runs"]
+            where = f"{' '.join(runs)}  ({row['found']})" if runs else f"unusable: {row['problem']}"
             print(f"{row['name']:<12} {row['structured'] or 'terminal':<10} {where}")
     return 0
+
+
+def _doctor(project: Path, *, as_json: bool, live: bool) -> int:
+    """Exit 0 when every usable profile passes; a line per failure with what to do."""
+    import asyncio
+    import json
+
+    from idea.app.bootstrap import doctor
+
+    rows = asyncio.run(doctor(project, live=live))
+    if as_json:
+        print(json.dumps([row.to_json() for row in rows], ensure_ascii=False, indent=2))
+    else:
+        print(f"{'profile':<12} {'version':<12} {'structured':<11} {'mcp':<8} {'live':<8} found")
+        for row in rows:
+            version = row.version or "-"
+            print(
+                f"{row.profile:<12} {version:<12} {row.structured:<11} {row.mcp:<8} "
+                f"{row.live:<8} {' '.join(row.runs) or row.detail}"
+            )
+    failures = [row for row in rows if row.failed]
+    for row in failures:
+        print(f"FAIL {row.fix()}", file=sys.stderr)
+    return 1 if failures else 0
 
 
 def _serve(path: Path, port: int, *, trust: bool) -> int:

@@ -18,6 +18,11 @@ class UiClient:
         self._ws = ws
         self._next_id = 0
 
+    @property
+    def ws(self) -> aiohttp.ClientWebSocketResponse:
+        """The connection itself, for a test that sends what the UI never would."""
+        return self._ws
+
     @classmethod
     @contextlib.asynccontextmanager
     async def connect(cls, ui_url: str):

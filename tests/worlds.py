@@ -10,16 +10,19 @@ from idea.app.bootstrap import project_services, wire_core
 from idea.app.runtime import Core
 from idea.application.ask_agent import DEFAULT_QUEUE_CAP_S, DEFAULT_TURN_TIMEOUT_S
 from idea.domain.agent import Agent
+from idea.domain.layout import Layouts
 from tests.fakes.ports.clock import FakeClock, SequentialIds
 from tests.fakes.ports.memory_log import MemoryDelegationLog
 from tests.fakes.ports.memory_stores import (
     InMemoryAgentStore,
+    InMemoryLayoutStore,
     InMemoryProfileStore,
     InMemorySkillStore,
     InMemoryWorkStateStore,
 )
 from tests.fakes.ports.session_starter import FakeSessionStarter
 from tests.fakes.ports.trust import FakeTrust
+from tests.fakes.ports.workspaces import FakeWorkspaces
 
 
 @dataclass
@@ -28,6 +31,8 @@ class AppWorld:
     profiles: InMemoryProfileStore
     skills: InMemorySkillStore
     work_state: InMemoryWorkStateStore
+    layouts: InMemoryLayoutStore
+    workspaces: FakeWorkspaces
     log: MemoryDelegationLog
     clock: FakeClock
     starter: FakeSessionStarter
@@ -46,6 +51,7 @@ class AppWorld:
 
     async def close(self) -> None:
         await self.ask.close()
+        await self.service.close()
         await self.stop.stop_all("test over")
 
 
@@ -54,13 +60,17 @@ def bootstrap_test_app(
     starter: FakeSessionStarter | None = None,
     ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
     queue_cap_s: float = DEFAULT_QUEUE_CAP_S,
+    layouts: Layouts | None = None,
 ) -> AppWorld:
-    """The application over in-memory stores, a fake clock and fake CLIs."""
+    """The application over in-memory stores, a fake clock and fake CLIs; the layout is one tab
+    with one empty cell, ``leaf-1``, unless ``layouts`` says otherwise."""
     stores = {
         "agents": InMemoryAgentStore(*agents),
         "profiles": InMemoryProfileStore(),
         "skills": InMemorySkillStore(),
         "work_state": InMemoryWorkStateStore(),
+        "layouts": InMemoryLayoutStore(layouts),
+        "workspaces": FakeWorkspaces(),
         "log": MemoryDelegationLog(),
         "clock": FakeClock(),
         "starter": starter or FakeSessionStarter(),
@@ -71,6 +81,8 @@ def bootstrap_test_app(
         profiles=stores["profiles"],
         skills=stores["skills"],
         work_state=stores["work_state"],
+        layouts=stores["layouts"],
+        workspaces=stores["workspaces"],
         delegations=stores["log"],
         starter=stores["starter"],
         clock=stores["clock"],

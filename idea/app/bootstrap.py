@@ -7,13 +7,16 @@ a whole ``ProjectRuntime``: the real CLIs from the registry, the file door and t
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from idea.app.cli_version_watch import CliVersionWatch
+from idea.app.doctor import DoctorRow, run_doctor
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import Core, ProjectRuntime, ProjectServices
 from idea.application.answer_request import answer_request, error_response
@@ -28,19 +31,23 @@ from idea.application.ports import (
     Clock,
     DelegationLog,
     IdGenerator,
+    LayoutStore,
     ProfileStore,
     ProjectTrust,
     SkillStore,
     TrustStore,
+    Workspaces,
     WorkStateStore,
 )
 from idea.application.session_ports import SessionStarter
 from idea.application.stop_agent import AgentStopper
 from idea.application.workspace_trust import WorkspaceTrust
+from idea.domain.agent import AgentIdReassigned
 from idea.domain.builtin_profiles import builtin_profiles
 from idea.domain.commands import Source
-from idea.domain.errors import CorruptFile, Invalid
+from idea.domain.errors import CorruptFile, IdeaError, Invalid
 from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.profile import Profile
 from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.clis import CLIS
 from idea.infrastructure.clis.starter import CliSessionStarter
@@ -48,9 +55,14 @@ from idea.infrastructure.doors.file import FileDoor
 from idea.infrastructure.doors.mcp.backend import RuntimeMcpBackend
 from idea.infrastructure.doors.mcp.listener import McpListener
 from idea.infrastructure.doors.mcp.server import McpConnection
+from idea.infrastructure.files.atomic import write_atomic
+from idea.infrastructure.files.json_document import encode_json
+from idea.infrastructure.processes.executables import detect
+from idea.infrastructure.processes.subreaper import Subreaper
 from idea.infrastructure.processes.system import SystemClock, UuidGenerator
 from idea.infrastructure.stores.agents import MarkdownAgentStore
 from idea.infrastructure.stores.chat_log import JsonlChatLog
+from idea.infrastructure.stores.cli_versions import CliVersions, current_version
 from idea.infrastructure.stores.delegation_log import JsonlDelegationLog
 from idea.infrastructure.stores.knowledge import MarkdownMemoryStore, MarkdownSkillStore
 from idea.infrastructure.stores.layouts import JsonLayoutStore
@@ -65,6 +77,7 @@ from idea.infrastructure.stores.trusted_projects import (
 )
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
 from idea.infrastructure.terminal.launcher import default_terminal_launcher
+from idea.infrastructure.workspaces.worktrees import SETUP_FILE, GitWorktrees
 
 # MCP tool calls must be allowed to outlast the longest ask (turn + some queueing).
 TOOL_TIMEOUT_S = DEFAULT_TURN_TIMEOUT_S * 2
@@ -98,11 +111,12 @@ def project_services(root: Path, trusted_projects: TrustStore | None = None) -> 
     paths = ProjectPaths(root)
     clock, ids = SystemClock(), UuidGenerator()
     problems: list[CorruptFile] = []
+    reassigned: list[AgentIdReassigned] = []
     # Only a ``.ideai/`` this call makes is trusted: one that came with the folder (a clone,
     # even without its project.json) is someone else's until this user trusts it.
     created = not paths.ideai.exists()
     info = JsonProjectStore(paths, clock, ids).open_or_create(root.name)
-    fingerprint = FileFingerprint(paths.profiles)
+    fingerprint = FileFingerprint(paths.profiles, paths.ideai / SETUP_FILE)
     trust = WorkspaceTrust(
         trusted_projects or TrustedProjects(), canonical_root(root), info.id, fingerprint, clock
     )
@@ -113,11 +127,12 @@ def project_services(root: Path, trusted_projects: TrustStore | None = None) -> 
         info=info,
         clock=clock,
         ids=ids,
-        agents=MarkdownAgentStore(paths, clock, ids, problems.append),
+        agents=MarkdownAgentStore(paths, clock, ids, problems.append, reassigned.append),
         profiles=JsonProfileStore(
             paths, clock, builtin_profiles(user_shell()), trust.project_profiles_allowed
         ),
         layouts=JsonLayoutStore(paths, clock, ids),
+        workspaces=GitWorktrees(paths, trust.project_profiles_allowed),
         work_state=JsonWorkStateStore(paths, clock),
         skills=MarkdownSkillStore(paths, clock, problems.append),
         memory=MarkdownMemoryStore(paths, clock, problems.append),
@@ -125,6 +140,7 @@ def project_services(root: Path, trusted_projects: TrustStore | None = None) -> 
         chat_log=JsonlChatLog(paths.chats),
         trust=trust,
         problems=problems,
+        reassigned=reassigned,
     )
 
 
@@ -149,6 +165,8 @@ def wire_core(
     profiles: ProfileStore,
     skills: SkillStore,
     work_state: WorkStateStore,
+    layouts: LayoutStore,
+    workspaces: Workspaces,
     delegations: DelegationLog,
     starter: SessionStarter,
     clock: Clock,
@@ -170,6 +188,9 @@ def wire_core(
         "profiles": profiles,
         "skills": skills,
         "work_state": work_state,
+        "layouts": layouts,
+        "workspaces": workspaces,
+        "delegations": delegations,
         "sessions": sessions,
         "launcher": launcher,
         "stopper": stopper,
@@ -196,6 +217,7 @@ def default_starter(
         base_env=base_env,
         tool_timeout_s=TOOL_TIMEOUT_S,
         with_mcp=with_mcp,
+        folder_of=services.workspaces.folder,
     )
 
 
@@ -211,6 +233,8 @@ def project_runtime(
         profiles=s.profiles,
         skills=s.skills,
         work_state=s.work_state,
+        layouts=s.layouts,
+        workspaces=s.workspaces,
         delegations=s.delegations,
         starter=starter,
         clock=s.clock,
@@ -237,7 +261,18 @@ def project_runtime(
             lambda requester, send: McpConnection(backend, requester, send),
         )
 
-    return ProjectRuntime(s, core, FileDoor(s.paths.orchestrator, answer_file), backend, listener)
+    versions = CliVersions()
+
+    def runs(profile: str) -> tuple[str, ...]:
+        try:
+            found = s.profiles.get(profile)
+        except IdeaError:
+            return ()
+        return detect(found, os.environ.get("PATH"), os.environ.get("HOME")).argv
+
+    watch = CliVersionWatch(core.bus, s.agents, versions.passed, runs, current_version)
+    door = FileDoor(s.paths.orchestrator, answer_file)
+    return ProjectRuntime(s, core, door, backend, listener, closing=(watch.close,))
 
 
 async def open_project(
@@ -261,6 +296,58 @@ async def open_project(
         await runtime.close()
         raise
     return runtime
+
+
+async def doctor(
+    root: Path, *, live: bool = False, env: Mapping[str, str] | None = None
+) -> list[DoctorRow]:
+    """``idea doctor`` on the profiles of the project at (or above) ``root``, the built-ins
+    where there is none; the CLIs run with ``env`` (default: this process's environment)."""
+    base_env = dict(os.environ if env is None else env)
+    project = find_project_root(root)
+    profiles = (
+        project_services(project).profiles.all()
+        if project is not None
+        else builtin_profiles(user_shell())
+    )
+
+    async def open_scratch(folder: Path, wanted: Mapping[str, Profile]) -> ProjectRuntime:
+        folder.mkdir(parents=True)
+        services = project_services(folder, TrustedProjects(folder.parent / "trusted.json"))
+        entries: JsonObject = {name: profile.to_json() for name, profile in wanted.items()}
+        write_atomic(services.paths.profiles, encode_json({"profiles": entries}))
+        services.trust.grant()  # as it is now, with the profiles under test
+        starter = default_starter(services, with_mcp=True, base_env=base_env)
+        runtime = project_runtime(services, starter, DEFAULT_TURN_TIMEOUT_S)
+        try:
+            await runtime.open(resume=False, file_door=False, mcp=True)
+        except BaseException:
+            await runtime.close()
+            raise
+        return runtime
+
+    probes = {kind: cli.probe_mcp for kind, cli in CLIS.items()}
+    search_path, home = base_env.get("PATH"), base_env.get("HOME")
+    return await run_doctor(
+        profiles,
+        detect=lambda profile: detect(profile, search_path, home),
+        open_scratch=open_scratch,
+        probes=probes,
+        versions=CliVersions(),
+        env=base_env,
+        live=live,
+    )
+
+
+@contextlib.asynccontextmanager
+async def agent_processes_contained() -> AsyncIterator[None]:
+    """While the app runs, it is the subreaper of whatever its agents start (Linux): nothing they
+    start leaves its process tree. At the end, whatever they left running is killed."""
+    reaper = Subreaper.open()
+    try:
+        yield
+    finally:
+        await reaper.close()
 
 
 async def open_host(root: Path) -> ProjectHost:

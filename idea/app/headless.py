@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from idea.app.bootstrap import open_host
+from idea.app.bootstrap import agent_processes_contained, doctor, open_host
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
 from idea.app.ui_server import UiServer
@@ -56,20 +56,21 @@ async def serve_project(
 
     Shared by ``idea serve`` and the window mode (whose core thread runs it on its own loop).
     """
-    host = await open_host(root)
-    try:
-        _print_opened(host.current, out, err)
-        host.on_switch(lambda runtime: _print_opened(runtime, out, err))
-        ui = UiServer(host, port=port)
+    async with agent_processes_contained():
+        host = await open_host(root)
         try:
-            url = await ui.start()
-            out(f"IdeA UI: {url}")
-            started(host, url)
-            await stop.wait()
+            _print_opened(host.current, out, err)
+            host.on_switch(lambda runtime: _print_opened(runtime, out, err))
+            ui = UiServer(host, port=port, doctor=doctor)
+            try:
+                url = await ui.start()
+                out(f"IdeA UI: {url}")
+                started(host, url)
+                await stop.wait()
+            finally:
+                await ui.close()
         finally:
-            await ui.close()
-    finally:
-        await host.close()
+            await host.close()
     out("closed")
 
 
@@ -105,6 +106,8 @@ def _print_opened(runtime: ProjectRuntime, out: Printer, err: Printer) -> None:
         )
         for name, profile in sorted(services.profiles.project_entries().items()):
             out(f"  it would run profile {name}: {' '.join(profile.command)}")
+        if (services.paths.ideai / "worktree-setup").is_file():
+            out("  it would run .ideai/worktree-setup in each new agent worktree")
     elif state is TrustState.PROFILES_CHANGED:
         err(
             "warning: profiles.json changed since you trusted this project: its own profiles "
@@ -118,4 +121,8 @@ def _print_opened(runtime: ProjectRuntime, out: Printer, err: Printer) -> None:
             err(f"warning: could not resume agent {failure.agent_id}: {failure.error.message}")
     for problem in services.problems:
         err(f"warning: {problem.message}")
+    for notice in services.reassigned:
+        err(f"warning: {notice.message}")
+    for action in report.worktrees:
+        out(f"worktrees: {action}")
     out(f"file door: {services.paths.orchestrator}")

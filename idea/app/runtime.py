@@ -8,8 +8,9 @@ builds it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -23,8 +24,8 @@ from idea.application.resume_sessions import ResumeReport, resume_sessions
 from idea.application.snapshot_running_agents import snapshot_running_agents
 from idea.application.stop_agent import AgentStopper
 from idea.application.workspace_trust import WorkspaceTrust
-from idea.domain.agent import Agent
-from idea.domain.errors import CorruptFile
+from idea.domain.agent import Agent, AgentIdReassigned
+from idea.domain.errors import CorruptFile, IdeaError
 from idea.domain.events import ProjectTrustChanged, StoreFileQuarantined
 from idea.domain.layout import Layouts
 from idea.domain.project import ProjectInfo
@@ -46,6 +47,7 @@ from idea.infrastructure.stores.paths import ProjectPaths
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.project_lock import ProjectLock
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
+from idea.infrastructure.workspaces.worktrees import GitWorktrees
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -62,6 +64,7 @@ class ProjectServices:
     agents: MarkdownAgentStore
     profiles: JsonProfileStore
     layouts: JsonLayoutStore
+    workspaces: GitWorktrees
     work_state: JsonWorkStateStore
     skills: MarkdownSkillStore
     memory: MarkdownMemoryStore
@@ -69,6 +72,7 @@ class ProjectServices:
     chat_log: JsonlChatLog
     trust: WorkspaceTrust
     problems: list[CorruptFile] = field(default_factory=list)
+    reassigned: list[AgentIdReassigned] = field(default_factory=list)  # copied agent files
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +93,8 @@ class OpenReport:
     orphan_rows_set_idle: list[str] = field(default_factory=list)
     leftover_processes_killed: list[ProcessRecord] = field(default_factory=list)
     resumed: ResumeReport | None = None
+    agent_ids_reassigned: list[AgentIdReassigned] = field(default_factory=list)
+    worktrees: list[str] = field(default_factory=list)  # what reconciling them did
     restricted: bool = False  # opened restricted (DESIGN.md §13): nothing resumed, no file door
 
 
@@ -100,7 +106,9 @@ class ProjectRuntime:
         file_door: FileDoor,
         mcp_backend: RuntimeMcpBackend,
         listener: Callable[[bytes], McpListener],
+        closing: Sequence[Callable[[], Awaitable[None]]] = (),
     ) -> None:
+        self._closing = tuple(closing)  # what else ends with the project (watchers)
         self.services = services
         self.core = core
         self.bus = core.bus
@@ -135,12 +143,23 @@ class ProjectRuntime:
         # §7 step 1: one host cell per agent.
         layouts = self._retry_once(lambda: reconcile_layouts(s.layouts))
         self.report.duplicate_cells_cleared = len(layouts.cleared)
+        # One id per agent file, before any session or row is looked up by id (a copied file).
+        s.agents.all()
+        self.report.agent_ids_reassigned = list(s.reassigned)
         # §7 step 2: nothing is live yet, so every busy row is an orphan.
         self.report.orphan_rows_set_idle = self._retry_once(
             lambda: reconcile_work_state(s.work_state, self.sessions.is_agent_live, s.clock)
         )
         # §7 step 3: processes a crashed run left behind.
         self.report.leftover_processes_killed = kill_leftover_processes(s.paths)
+        # Agents' worktrees: ones deleted by hand, locks and a merge a crash cut short (§14).
+        if (s.paths.ideai / "worktrees").is_dir():
+            try:
+                self.report.worktrees = await asyncio.to_thread(s.workspaces.reconcile)
+            except IdeaError as exc:
+                log.warning("could not reconcile the agents' worktrees: %s", exc.message)
+            for action in self.report.worktrees:
+                log.warning("worktrees: %s", action)
         for problem in s.problems:
             self._quarantined(problem)
         # The endpoint is up before any CLI starts: they connect to it at start-up.
@@ -179,6 +198,8 @@ class ProjectRuntime:
         if self._closed:
             return
         self._closed = True
+        for close in self._closing:
+            await close()
         if self._lock is None:
             return  # never owned the project (another IdeA has it): touch nothing
         try:
@@ -190,6 +211,7 @@ class ProjectRuntime:
             except CorruptFile as exc:
                 self._quarantined(exc)
             await self.ask.close()
+            await self.orchestrator.close()
             await self.stop_agent.stop_all("project closed")
             if self.listener is not None:
                 await self.listener.stop()

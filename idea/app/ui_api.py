@@ -14,35 +14,62 @@ from pathlib import Path
 from typing import TypeVar
 
 from idea import __version__
+from idea.app.doctor import DoctorRow
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime, ProjectServices
 from idea.app.terminal_stream import TerminalViews
 from idea.application.change_layout import change_layout
 from idea.application.create_agent import NewAgent, create_agent
-from idea.application.edit_agent import AgentChanges, delete_agent, update_agent
+from idea.application.edit_agent import (
+    AgentChanges,
+    WorktreeChoice,
+    delete_agent,
+    update_agent,
+)
 from idea.application.launch_agent import LaunchRequest
+from idea.application.move_agent import move_agent
 from idea.application.session_ports import TerminalSession
 from idea.application.work_state import project_work_state
-from idea.domain.agent import Agent
+from idea.domain.agent import Agent, Workspace
 from idea.domain.builtin_profiles import builtin_profile_names
-from idea.domain.commands import AskAgent, Source
-from idea.domain.errors import Conflict, CorruptFile, Invalid, MissingField, NotFound
+from idea.domain.commands import AgentChanges as AgentChangesCommand
+from idea.domain.commands import AskAgent, Command, DiscardAgentChanges, MergeAgent, Source
+from idea.domain.errors import (
+    Conflict,
+    CorruptFile,
+    Invalid,
+    MissingField,
+    NotFound,
+    Unavailable,
+)
 from idea.domain.events import AgentsChanged
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.layout import DEFAULT_TAB_TITLE, DIRECTIONS, VIEWS, Layouts
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
+from idea.domain.text import check_text
+from idea.infrastructure.files.atomic import read_text
 from idea.infrastructure.processes.executables import detect_all
 from idea.infrastructure.stores.recent_projects import scratch_project_dir
+from idea.infrastructure.workspaces.worktrees import SETUP_FILE
 
 T = TypeVar("T")
+WORKSPACES: tuple[Workspace, ...] = tuple(Workspace)
+SETUP_SHOWN_MAX = 8000
+WORKTREE_CHOICES: tuple[WorktreeChoice, ...] = ("keep", "remove")
 MODES: tuple[Mode, ...] = (Mode.TERMINAL, Mode.STRUCTURED)
+# The project's root -> ``idea doctor``'s rows (``app/doctor.py``), without a model turn.
+Doctor = Callable[[Path], Awaitable[list[DoctorRow]]]
+
 METHODS = (
     *("project.info", "project.recent", "project.open", "profiles.list", "agents.list"),
-    *("agents.create", "agents.update"),
+    *("agents.get", "agents.create", "agents.update"),
     *("agents.delete", "layouts.get", "layouts.apply", "session.launch", "session.stop"),
+    "session.move",
     *("terminal.attach", "terminal.detach", "terminal.write", "terminal.resize", "chat.send"),
     *("chat.history", "chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
+    "doctor.run",
+    *("workspace.changes", "workspace.merge", "workspace.discard"),
     *("trust.get", "trust.grant"),
 )
 LAYOUT_OPS = (
@@ -63,10 +90,12 @@ class UiApi:
         host: ProjectHost,
         problems: Callable[[], list[CorruptFile]],
         history: Callable[[str], JsonObject],
+        doctor: Doctor | None = None,
     ) -> None:
         self._host = host
         self._problems = problems
         self._history = history
+        self._doctor = doctor
         # "agents.create" is served by ``agents_create``, and so on.
         self.methods: dict[str, Method] = {
             name: getattr(self, name.replace(".", "_")) for name in METHODS
@@ -134,13 +163,21 @@ class UiApi:
                     "modes": [m.value for m in MODES if profile.supports(m)],
                     "installed": cli.path is not None,
                     "path": cli.path,
+                    "runs": list(cli.argv) or None,
                     "problem": cli.reason or None,
                 }
             )
         return rows
 
     def agents_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
-        return [*self._agent_rows(self._s.agents.all())]
+        """Every agent without its context (up to 512 Ki characters each): ``agents.get`` has it."""
+        rows = self._agent_rows(self._s.agents.all())
+        for row in rows:
+            del row["context"]
+        return [*rows]
+
+    def agents_get(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        return self._agent_rows([self._s.agents.get(_text(p, "name"))])[0]
 
     def agents_create(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         new = NewAgent(
@@ -149,6 +186,7 @@ class UiApi:
             context=_opt_text(p, "context") or "",
             description=_opt_text(p, "description") or None,
             mode=_opt_choice(p, "mode", MODES),
+            workspace=_opt_choice(p, "workspace", WORKSPACES) or Workspace.PROJECT,
         )
         agent = create_agent(self._s.agents, self._s.profiles, self._s.ids, new)
         self._rt.bus.publish(AgentsChanged())
@@ -164,6 +202,7 @@ class UiApi:
             mode=_opt_choice(p, "mode", MODES),
             keep_mode="mode" not in p,
             new_name=_opt_text(p, "new_name"),
+            workspace=_opt_choice(p, "workspace", WORKSPACES),
         )
         changed = update_agent(
             self._s.agents, self._s.profiles, self._rt.sessions, _text(p, "name"), changes
@@ -171,8 +210,17 @@ class UiApi:
         self._rt.bus.publish(AgentsChanged())
         return self._agent_rows([changed])[0]
 
-    def agents_delete(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        agent = delete_agent(self._s.agents, self._rt.sessions, _text(p, "name"))
+    async def agents_delete(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        choice = _opt_choice(p, "worktree", WORKTREE_CHOICES)
+        # Removing a worktree deletes its files: off the loop.
+        agent = await asyncio.to_thread(
+            delete_agent,
+            self._s.agents,
+            self._rt.sessions,
+            _text(p, "name"),
+            self._s.workspaces,
+            choice,
+        )
         self._rt.bus.publish(AgentsChanged())
         return {"deleted": agent.name, "agent_id": agent.id}
 
@@ -268,6 +316,23 @@ class UiApi:
         stopped = await self._rt.stop_agent(_text(p, "name"), reason="stopped from the UI")
         return {"stopped": stopped}
 
+    def session_move(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        """A live agent shown elsewhere is shown in this cell instead; its old cell empties."""
+        moved = move_agent(
+            self._s.agents,
+            self._s.layouts,
+            self._rt.sessions,
+            self._rt.bus,
+            _text(p, "name"),
+            _text(p, "node_id"),
+        )
+        return {
+            "layouts": moved.layouts.to_json(),
+            "agent_id": moved.agent_id,
+            "node_id": moved.node_id,
+            "from_node_id": moved.from_node_id,
+        }
+
     def terminal_attach(self, views: TerminalViews, p: JsonObject) -> JsonValue:
         # Synchronous on purpose: the reply is queued before any output of the new attach.
         agent, session = self._terminal(p)
@@ -284,7 +349,7 @@ class UiApi:
         data = p.get("data")
         if not isinstance(data, str):
             raise MissingField("data") if data is None else Invalid("data: expected a string")
-        self._terminal(p)[1].write(data)
+        self._terminal(p)[1].write(check_text(data, "data"))
         return None
 
     def terminal_resize(self, _: TerminalViews, p: JsonObject) -> JsonValue:
@@ -324,6 +389,20 @@ class UiApi:
         await session.interrupt()
         return {"interrupted": True}
 
+    async def workspace_changes(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        return await self._review(AgentChangesCommand(name=_text(p, "name")))
+
+    async def workspace_merge(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        return await self._review(MergeAgent(name=_text(p, "name")))
+
+    async def workspace_discard(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        return await self._review(DiscardAgentChanges(name=_text(p, "name")))
+
+    async def _review(self, command: Command) -> JsonValue:
+        # Through the orchestrator, as the file door and the MCP tools do: logged, one behaviour.
+        outcome = await self._rt.orchestrator.dispatch(command, Source.UI)
+        return outcome.data
+
     def workstate_get(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         # A read, not a command: it is not logged as a delegation.
         queues = {a.id: self._rt.ask.queue_length(a.id) for a in self._s.agents.all()}
@@ -335,7 +414,16 @@ class UiApi:
         return records
 
     def problems_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
-        return [{**problem.to_dict(), "reason": problem.reason} for problem in self._problems()]
+        rows: list[JsonValue] = [{**p.to_dict(), "reason": p.reason} for p in self._problems()]
+        rows += [{**n.to_dict()} for n in self._s.reassigned]  # copied agent files
+        return rows
+
+    async def doctor_run(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        """``idea doctor`` on the current project's profiles, no model turn (DESIGN.md §17)."""
+        if self._doctor is None:
+            raise Unavailable("idea doctor is not available here")
+        rows = await self._doctor(self._s.paths.root)
+        return [row.to_json() for row in rows]
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -359,6 +447,7 @@ class UiApi:
                     "model": agent.model,
                     "description": agent.description,
                     "context": agent.context,
+                    "workspace": agent.workspace.value,
                     "live": running is not None,
                     "node_id": running.node_id if running else None,
                     "status": row.status.value if row else "idle",
@@ -400,14 +489,16 @@ def _text(p: JsonObject, key: str) -> str:
         raise MissingField(key)
     if not isinstance(value, str):
         raise Invalid(f"{key}: expected a string, got {type(value).__name__}")
-    return value
+    return check_text(value, key)
 
 
 def _opt_text(p: JsonObject, key: str) -> str | None:
     value = p.get(key)
-    if value is not None and not isinstance(value, str):
+    if value is None:
+        return None
+    if not isinstance(value, str):
         raise Invalid(f"{key}: expected a string or null, got {type(value).__name__}")
-    return value
+    return check_text(value, key)
 
 
 def _opt_bool(p: JsonObject, key: str, *, default: bool) -> bool:
@@ -457,9 +548,12 @@ def trust_json(runtime: ProjectRuntime) -> JsonObject:
         for name, profile in sorted(s.profiles.project_entries().items())
     ]
     resume: list[JsonValue] = [agent.name for agent in runtime.would_resume()]
+    setup = read_text(s.paths.ideai / SETUP_FILE)
     return {
         "state": s.trust.state().value,
         "root": s.trust.root,
         "would_run": would_run,
         "resume": resume,
+        # Run in each new agent worktree (DESIGN.md §14), shown whole up to a bound.
+        "worktree_setup": setup[:SETUP_SHOWN_MAX] if setup is not None else None,
     }

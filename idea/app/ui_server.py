@@ -29,7 +29,7 @@ from idea.app.terminal_stream import (
     ClientOutbox,
     ClientStreams,
 )
-from idea.app.ui_api import Method, UiApi
+from idea.app.ui_api import Doctor, Method, UiApi
 from idea.application.session_ports import Unsubscribe
 from idea.application.tasks import TaskSet
 from idea.domain.errors import CorruptFile, IdeaError, Internal, Invalid, Unavailable
@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 WS_PATH = "/ws"
 TOO_SLOW = 4001  # close code: the client fell too far behind; it reconnects and reloads
 CLOSE_TIMEOUT_S = 2.0
+ID_MAX = 256  # characters of a request id
 _NOT_BUILT = (
     "<!doctype html><meta charset=utf-8><title>IdeA</title>"
     "<p>IdeA UI not built: build <code>ui/</code> into <code>ui/dist</code>.</p>"
@@ -72,6 +73,7 @@ class UiServer:
         token: str | None = None,
         interval_s: float = DEFAULT_INTERVAL_S,
         output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES,
+        doctor: Doctor | None = None,
     ) -> None:
         self.guard = LoopbackGuard("UI server", token, origin_required=(WS_PATH,))
         self.token = self.guard.token
@@ -80,7 +82,7 @@ class UiServer:
         self._host = host
         self.outbox_limits = (interval_s, output_limit_bytes)
         self._transcripts = ChatTranscripts(chat_log=host.current.chat_log)
-        self._api = UiApi(host, self.problems, self.chat_history)
+        self._api = UiApi(host, self.problems, self.chat_history, doctor)
         self._clients: set[Client] = set()
         self._tasks = TaskSet("UI server")
         self._watches: dict[str, list[Unsubscribe]] = {}
@@ -204,6 +206,11 @@ class UiServer:
             if isinstance(request_id, bool) or not isinstance(request_id, int | str):
                 request_id = None
                 raise Invalid("id: expected a number or a string")
+            if isinstance(request_id, str) and len(request_id) > ID_MAX:
+                # Echoed in its reply: a huge one would make that reply bigger than the bound
+                # of what may wait for a client, and the client would be closed as too slow.
+                request_id = None
+                raise Invalid(f"id: at most {ID_MAX} characters")
             method = self._api.method(message.get("method"))
             params = message.get("params", {})
             if params is None:
@@ -295,7 +302,7 @@ class UiServer:
             self._unwatch(event.agent_id)
 
     def broadcast(self, event: str, data: JsonObject) -> None:
-        text = json.dumps({"event": event, "data": data}, separators=(",", ":"))
+        text = encode_message({"event": event, "data": data})
         for client in list(self._clients):
             client.push(text)
 
@@ -355,7 +362,7 @@ class Client(ClientStreams):
             message["result"] = result
         else:
             message["error"] = {**error.to_dict()}
-        self.push(json.dumps(message, separators=(",", ":")))
+        self.push(encode_message(message))
 
     async def write_loop(self) -> None:
         try:
@@ -372,6 +379,20 @@ class Client(ClientStreams):
             # A client that reads nothing cannot take a close frame either: drop the connection.
             if self._request.transport is not None:
                 self._request.transport.abort()
+
+
+def encode_message(message: JsonObject) -> str:
+    """A text frame: compact JSON with non-ASCII characters as themselves. Escaped, "é" takes six
+    characters, so a reply carrying a client's text would be up to six times its size, past the
+    bound of what may wait for a client. Only text with no UTF-8 form (a lone surrogate) is sent
+    escaped."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(message, separators=(",", ":"))
+    return text
 
 
 def _as_idea_error(exc: Exception) -> IdeaError:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from idea.application.event_bus import EventPublisher
 from idea.application.ports import AgentStore, IdGenerator, ProfileStore
-from idea.domain.agent import Agent
+from idea.domain.agent import Agent, Workspace
 from idea.domain.errors import Conflict, Invalid, NotFound
 from idea.domain.events import AgentsChanged
 from idea.domain.names import validate_slug
@@ -21,6 +21,7 @@ class NewAgent:
     description: str | None = None
     mode: Mode | None = None
     model: str | None = None
+    workspace: Workspace = Workspace.PROJECT
 
 
 def create_agent(
@@ -42,6 +43,7 @@ def create_agent(
         model=new.model,
         description=new.description,
         context=new.context,
+        workspace=new.workspace,
     )
     agents.save(agent)
     return agent

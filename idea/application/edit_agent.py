@@ -7,11 +7,12 @@ only once stopped (CONFLICT otherwise); its id never changes, so cells bound to 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from idea.application.live_sessions import LiveSessions
-from idea.application.ports import AgentStore, ProfileStore
-from idea.domain.agent import Agent
-from idea.domain.errors import Conflict, Invalid
+from idea.application.ports import AgentStore, ProfileStore, Workspaces
+from idea.domain.agent import Agent, Workspace
+from idea.domain.errors import Conflict, Invalid, MissingField
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
 
@@ -27,6 +28,7 @@ class AgentChanges:
     mode: Mode | None = None
     keep_mode: bool = True
     new_name: str | None = None
+    workspace: Workspace | None = None
 
 
 def update_agent(
@@ -51,25 +53,58 @@ def update_agent(
         if changes.description is not None
         else agent.description
     )
+    workspace = changes.workspace or agent.workspace
+    if workspace is not agent.workspace:
+        refuse_live(sessions, agent, "moved to another workspace")
     changed = replace(
         agent,
         profile=profile.name,
         context=changes.context if changes.context is not None else agent.context,
         description=description,
         mode=mode,
+        workspace=workspace,
     )
     if changes.new_name is not None and changes.new_name != agent.name:
         validate_slug(changes.new_name, "new_name")
         refuse_live(sessions, agent, "renamed")
+        if agent.workspace is Workspace.WORKTREE:
+            raise Conflict(
+                f"agent {agent.name} works in its own worktree (branch idea/{agent.name}): "
+                "it keeps its name"
+            )
         changed = replace(changed, name=agents.rename(agent.name, changes.new_name).name)
     agents.save(changed)
     return changed
 
 
-def delete_agent(agents: AgentStore, sessions: LiveSessions, name: str) -> Agent:
-    """Raises ``NotFound``, ``Conflict`` (the agent is running)."""
+WorktreeChoice = Literal["keep", "remove"]
+
+
+def delete_agent(
+    agents: AgentStore,
+    sessions: LiveSessions,
+    name: str,
+    workspaces: Workspaces | None = None,
+    worktree: WorktreeChoice | None = None,
+) -> Agent:
+    """Raises ``NotFound``, ``Conflict`` (the agent is running), ``MissingField`` (``worktree``:
+    an agent with a worktree of its own is deleted only once the user said what becomes of it
+    and of its branch). Blocking (git) when the worktree is removed."""
     agent = agents.get(name)
     refuse_live(sessions, agent, "deleted")
+    has_tree = (
+        workspaces is not None
+        and agent.workspace is Workspace.WORKTREE
+        and workspaces.exists(agent)
+    )
+    if has_tree and worktree is None:
+        raise MissingField(
+            "worktree",
+            f"worktree: keep or remove agent {agent.name}'s worktree and its branch "
+            f"idea/{agent.name}?",
+        )
+    if has_tree and worktree == "remove" and workspaces is not None:
+        workspaces.remove(agent)
     agents.delete(agent.name)
     return agent
 

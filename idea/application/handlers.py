@@ -14,6 +14,7 @@ from typing import Any
 
 from idea.application.ask_agent import ask_agent
 from idea.application.create_skill import create_skill
+from idea.application.review_workspace import agent_changes, discard_agent_changes, merge_agent
 from idea.application.run_agent import run_agent
 from idea.application.spawn_agent import spawn_agent
 from idea.application.stop_agent import stop_agent
@@ -34,5 +35,8 @@ HANDLERS: Mapping[type[Any], Handler] = MappingProxyType(
         c.CreateSkill: create_skill,
         c.SetWorkState: set_work_state,
         c.GetProjectWorkState: get_project_work_state,
+        c.AgentChanges: agent_changes,
+        c.MergeAgent: merge_agent,
+        c.DiscardAgentChanges: discard_agent_changes,
     }
 )

@@ -3,10 +3,16 @@
 Every processed command, whatever its outcome, publishes ``OrchestratorRequestProcessed`` and
 appends one line to the delegation log. Failures are ``IdeaError``s; anything else escaping a
 handler is reported as INTERNAL (and logged), never swallowed.
+
+A command whose half-done state would be worse than either end (``agent.stop``: the session is
+already forgotten, its processes half killed) runs to its end when its caller goes away (a bridge
+that left, a closed WebSocket): the caller is cancelled at once, the command finishes on its own
+and is logged with the outcome it really had.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -14,12 +20,16 @@ from typing import Any
 from idea.application.caller import Caller, ProgressListener
 from idea.application.event_bus import EventPublisher
 from idea.application.ports import Clock, DelegationLog
+from idea.application.tasks import TaskSet
 from idea.domain import commands as c
 from idea.domain.errors import IdeaError, Internal
 from idea.domain.events import OrchestratorRequestProcessed
 from idea.domain.outcome import OrchestratorOutcome
 
 log = logging.getLogger(__name__)
+
+# Commands that are never left half done (see the module's docstring).
+RUN_TO_END: frozenset[type[Any]] = frozenset({c.StopAgent})
 
 BoundHandler = Callable[[Any, Caller], Awaitable[OrchestratorOutcome]]
 """A handler of ``application/handlers.py`` with its collaborators bound (``app/bootstrap.py``)."""
@@ -37,6 +47,11 @@ class OrchestratorService:
         self._events = events
         self._delegations = delegations
         self._clock = clock
+        self._finishing = TaskSet("orchestrator")
+
+    async def close(self, timeout_s: float = 10.0) -> None:
+        """Let commands whose caller left finish (bounded), then cancel what is left."""
+        await self._finishing.wait(timeout_s)
 
     async def dispatch(
         self,
@@ -44,6 +59,20 @@ class OrchestratorService:
         source: c.Source,
         requester_id: str | None = None,
         progress: ProgressListener | None = None,
+    ) -> OrchestratorOutcome:
+        work = self._logged(command, source, requester_id, progress)
+        if type(command) not in RUN_TO_END:
+            return await work
+        # The caller may be cancelled; the command is not (``shield``) and logs its own end.
+        task = self._finishing.spawn(_settled(work), name=f"orchestrator-{command.ACTION}")
+        return _unsettled(await asyncio.shield(task))
+
+    async def _logged(
+        self,
+        command: c.Command,
+        source: c.Source,
+        requester_id: str | None,
+        progress: ProgressListener | None,
     ) -> OrchestratorOutcome:
         started = self._clock.monotonic()
         code: str | None = None
@@ -111,6 +140,22 @@ class OrchestratorService:
                 "code": code,
             }
         )
+
+
+async def _settled(
+    work: Awaitable[OrchestratorOutcome],
+) -> OrchestratorOutcome | IdeaError:
+    """A failure is a result here: the task set would log it as a crash."""
+    try:
+        return await work
+    except IdeaError as exc:
+        return exc
+
+
+def _unsettled(result: OrchestratorOutcome | IdeaError) -> OrchestratorOutcome:
+    if isinstance(result, IdeaError):
+        raise result
+    return result
 
 
 LOGGED_TEXT_MAX = 8000

@@ -7,6 +7,7 @@ Adapters live in ``idea.infrastructure``; fakes in ``tests/fakes``. Every method
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 from idea.domain.agent import Agent
@@ -18,6 +19,7 @@ from idea.domain.profile import Profile
 from idea.domain.project import ProjectInfo
 from idea.domain.trust import TrustEntry
 from idea.domain.work_state import WorkState
+from idea.domain.workspace import MergeResult, WorkspaceChanges
 
 
 class Clock(Protocol):
@@ -144,6 +146,35 @@ class DelegationLog(Protocol):
 
     def recent(self, limit: int) -> list[JsonObject]:
         """The last ``limit`` records, oldest first."""
+        ...
+
+
+class Workspaces(Protocol):
+    """Where agents work: the project folder, or a git worktree of their own (DESIGN.md §14).
+    Blocking (git runs): callers use a worker thread."""
+
+    def folder(self, agent: Agent) -> Path:
+        """Its working folder, a worktree made at first use. Raises ``Invalid``, ``Conflict``."""
+        ...
+
+    def changes(self, agent: Agent) -> WorkspaceChanges:
+        """Raises ``NotFound`` (no worktree yet), ``Invalid``."""
+        ...
+
+    def merge(self, agent: Agent, message: str) -> MergeResult:
+        """Raises ``Conflict`` (listing the files; the project untouched), ``NotFound``."""
+        ...
+
+    def discard(self, agent: Agent) -> str:
+        """Back to where its branch left the project's; that commit. Raises ``NotFound``."""
+        ...
+
+    def exists(self, agent: Agent) -> bool:
+        """Whether its first start made it a worktree."""
+        ...
+
+    def remove(self, agent: Agent) -> None:
+        """Its worktree and its branch, gone (the agent is deleted and the user said so)."""
         ...
 
 

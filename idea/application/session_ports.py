@@ -88,12 +88,14 @@ class McpServerEntry:
 class StructuredSpec:
     """Everything an adapter needs to start a CLI in structured mode.
 
-    ``executable`` is an absolute path (never a shim); ``cwd`` is the project root; ``run_dir`` is
-    the agent's own folder, where the adapter writes what it injects (context, MCP declaration).
+    ``program`` is the command line that runs the CLI, before its own arguments: its absolute
+    path (never a shim), or a ``node`` and the script it runs; ``cwd`` is the project root;
+    ``run_dir`` is the agent's own folder, where the adapter writes what it injects (context, MCP
+    declaration).
     """
 
     kind: AdapterKind
-    executable: str
+    program: tuple[str, ...]
     cwd: str
     run_dir: str
     env: Mapping[str, str]

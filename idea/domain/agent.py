@@ -7,6 +7,7 @@ matter keys (kept in ``extra``) and the body, byte for byte.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 
 from idea.domain import frontmatter
 from idea.domain.errors import Invalid
@@ -14,7 +15,18 @@ from idea.domain.frontmatter import FrontMatter
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
 
-_KNOWN = ("id", "name", "profile", "mode", "model", "description")
+_KNOWN = ("id", "name", "profile", "mode", "model", "description", "workspace")
+# An agent's context is read on each launch and shown in the UI's editor: a role, instructions,
+# not a data file. Bounded so that one file cannot exceed a UI client's message bound.
+CONTEXT_MAX_CHARS = 512 * 1024
+
+
+class Workspace(StrEnum):
+    """Where an agent's CLI works (DESIGN.md §14): the project folder, or a git worktree of its
+    own (``.ideai/worktrees/<agent>`` on branch ``idea/<agent>``)."""
+
+    PROJECT = "project"
+    WORKTREE = "worktree"
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +39,18 @@ class Agent:
     description: str | None = None
     context: str = ""
     extra: FrontMatter = field(default_factory=dict)
+    workspace: Workspace = Workspace.PROJECT
 
     def __post_init__(self) -> None:
         validate_slug(self.name, "agent name")
         validate_slug(self.profile, "profile")
         if not self.id:
             raise Invalid("agent id must not be empty")
+        if len(self.context) > CONTEXT_MAX_CHARS:
+            raise Invalid(
+                f"agent {self.name}: field 'context' holds {len(self.context):,} characters; "
+                f"an agent's context holds at most {CONTEXT_MAX_CHARS:,}"
+            )
 
     def renamed(self, name: str) -> Agent:
         return replace(self, name=name)
@@ -48,6 +66,8 @@ class Agent:
             front["model"] = self.model
         if self.description is not None:
             front["description"] = self.description
+        if self.workspace is not Workspace.PROJECT:
+            front["workspace"] = self.workspace.value
         front.update(self.extra)
         return front
 
@@ -76,16 +96,47 @@ class Agent:
             raise Invalid(
                 f"agent {name}: field 'mode' must be terminal or structured, not {mode_text!r}"
             ) from None
+        workspace_text = _scalar(front, "workspace")
+        try:
+            workspace = Workspace(workspace_text) if workspace_text else Workspace.PROJECT
+        except ValueError:
+            raise Invalid(
+                f"agent {name}: field 'workspace' must be project or worktree, "
+                f"not {workspace_text!r}"
+            ) from None
         return Agent(
             id=agent_id,
             name=name,
             profile=profile,
+            workspace=workspace,
             mode=mode,
             model=_scalar(front, "model"),
             description=_scalar(front, "description"),
             context=doc.body,
             extra={k: v for k, v in front.items() if k not in _KNOWN},
         )
+
+
+@dataclass(frozen=True, slots=True)
+class AgentIdReassigned:
+    """Two agent files carried one id (a copied file): the copy was given an id of its own.
+
+    Without it the two would be one agent: one session, one work-state row, one history."""
+
+    name: str  # the copy
+    original: str  # the agent that kept the id
+    old_id: str
+    new_id: str
+
+    @property
+    def message(self) -> str:
+        return (
+            f"agents/{self.name}.md had the id of agents/{self.original}.md (a copy?); "
+            f"it is now an agent of its own, with a new id"
+        )
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": "CONFLICT", "message": self.message, "agent": self.name}
 
 
 def _scalar(front: FrontMatter, key: str) -> str | None:

@@ -1,8 +1,9 @@
-"""The profiles IdeA knows without any configuration: claude, codex, gemini and shell."""
+"""The profiles IdeA knows without any configuration: claude, codex, gemini, qwen, opencode and
+shell."""
 
 from __future__ import annotations
 
-from idea.domain.profile import AdapterKind, McpConfigFile, McpFlag, Profile
+from idea.domain.profile import AdapterKind, McpConfigFile, McpEnv, McpFlag, Profile
 
 
 def builtin_profiles(user_shell: str) -> dict[str, Profile]:
@@ -30,6 +31,21 @@ def builtin_profiles(user_shell: str) -> dict[str, Profile]:
             mcp=McpConfigFile(".gemini/settings.json"),
             context_file="GEMINI.md",
             description="Gemini CLI",
+        ),
+        "qwen": Profile(
+            name="qwen",
+            command=("qwen",),
+            structured=AdapterKind.QWEN,
+            mcp=McpFlag("--mcp-config"),
+            description="Qwen Code",
+        ),
+        "opencode": Profile(
+            name="opencode",
+            command=("opencode",),
+            structured=AdapterKind.OPENCODE,
+            # OpenCode merges the config file named by $OPENCODE_CONFIG into the user's own.
+            mcp=McpEnv("OPENCODE_CONFIG"),
+            description="OpenCode",
         ),
         "shell": Profile(
             name="shell",

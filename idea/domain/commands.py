@@ -217,6 +217,51 @@ class GetProjectWorkState:
         return {"action": self.ACTION}
 
 
+@dataclass(frozen=True, slots=True)
+class AgentChanges:
+    """What ``name`` changed in its own worktree (DESIGN.md §14)."""
+
+    ACTION: ClassVar[str] = "agent.changes"
+
+    name: str
+
+    def __post_init__(self) -> None:
+        validate_slug(self.name, "name")
+
+    def to_wire(self) -> JsonObject:
+        return {"action": self.ACTION, "name": self.name}
+
+
+@dataclass(frozen=True, slots=True)
+class MergeAgent:
+    """Merge ``name``'s worktree branch into the project's current branch."""
+
+    ACTION: ClassVar[str] = "agent.merge"
+
+    name: str
+
+    def __post_init__(self) -> None:
+        validate_slug(self.name, "name")
+
+    def to_wire(self) -> JsonObject:
+        return {"action": self.ACTION, "name": self.name}
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardAgentChanges:
+    """Reset ``name``'s worktree back to where its branch left the project's."""
+
+    ACTION: ClassVar[str] = "agent.discard"
+
+    name: str
+
+    def __post_init__(self) -> None:
+        validate_slug(self.name, "name")
+
+    def to_wire(self) -> JsonObject:
+        return {"action": self.ACTION, "name": self.name}
+
+
 Command: TypeAlias = (
     LaunchAgent
     | AskAgent
@@ -226,6 +271,9 @@ Command: TypeAlias = (
     | CreateSkill
     | SetWorkState
     | GetProjectWorkState
+    | AgentChanges
+    | MergeAgent
+    | DiscardAgentChanges
 )
 
 COMMAND_TYPES: tuple[type[Command], ...] = (
@@ -237,6 +285,9 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     CreateSkill,
     SetWorkState,
     GetProjectWorkState,
+    AgentChanges,
+    MergeAgent,
+    DiscardAgentChanges,
 )
 
 

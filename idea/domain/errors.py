@@ -15,12 +15,16 @@
     └── Untrusted                  UNTRUSTED
 
 Codes are a contract (UI, MCP tool results, file-door responses): a code is never reused for
-another meaning. Adapters translate third-party errors into this tree at the edge.
+another meaning. Adapters translate third-party errors into this tree at the edge. Messages are
+for humans and bounded (``MESSAGE_MAX``): one may quote what a client sent, never all of it, so an
+answer is never bigger than its request.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
+
+MESSAGE_MAX = 2000  # characters
 
 
 class IdeaError(Exception):
@@ -29,6 +33,8 @@ class IdeaError(Exception):
     code: ClassVar[str] = "INTERNAL"
 
     def __init__(self, message: str) -> None:
+        if len(message) > MESSAGE_MAX:
+            message = message[: MESSAGE_MAX - 1] + "…"
         super().__init__(message)
         self.message = message
 

@@ -228,6 +228,23 @@ class ProjectTrustChanged:
         return {"type": "ProjectTrustChanged", "state": self.state}
 
 
+@dataclass(frozen=True, slots=True)
+class CliVersionChanged:
+    """A launch ran a CLI whose version is not the one that last passed ``idea doctor``."""
+
+    profile: str
+    previous: str
+    current: str
+
+    def to_json(self) -> JsonObject:
+        return {
+            "type": "CliVersionChanged",
+            "profile": self.profile,
+            "previous": self.previous,
+            "current": self.current,
+        }
+
+
 DomainEvent: TypeAlias = (
     AgentLaunched
     | AgentStopped
@@ -241,6 +258,7 @@ DomainEvent: TypeAlias = (
     | LayoutChanged
     | StoreFileQuarantined
     | ProjectTrustChanged
+    | CliVersionChanged
 )
 
 EVENT_TYPES: tuple[type[DomainEvent], ...] = (
@@ -256,4 +274,5 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     LayoutChanged,
     StoreFileQuarantined,
     ProjectTrustChanged,
+    CliVersionChanged,
 )

@@ -3,7 +3,8 @@
 Invariant: every door goes through ``validate_request``, so a request is refused the same way
 whatever door it came through: not an object or bad type → ``INVALID`` naming the field; missing,
 null or blank required field → ``MISSING_FIELD`` with ``.field`` = its wire name; unknown action →
-``INVALID`` listing the known ones. Unknown extra fields (e.g. the file door's ``id`` and
+``INVALID`` listing the known ones; text with no UTF-8 form (a lone surrogate) → ``INVALID``
+naming the field. Unknown extra fields (e.g. the file door's ``id`` and
 ``requester``) are ignored so that older IdeA versions accept newer writers.
 """
 
@@ -12,11 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from idea.domain.commands import (
+    AgentChanges,
     AskAgent,
     Command,
     CreateSkill,
+    DiscardAgentChanges,
     GetProjectWorkState,
     LaunchAgent,
+    MergeAgent,
     SetWorkState,
     SpawnAgent,
     StopAgent,
@@ -26,6 +30,7 @@ from idea.domain.commands import (
 from idea.domain.errors import Invalid, MissingField
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.names import validate_slug
+from idea.domain.text import check_text
 from idea.domain.work_state import parse_status
 
 
@@ -50,7 +55,7 @@ def _optional_text(obj: JsonObject, field: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise Invalid(f"{field} must be a string, got {_type_name(value)}")
-    return value if value.strip() else None
+    return check_text(value, field) if value.strip() else None
 
 
 def _required_text(obj: JsonObject, field: str) -> str:
@@ -167,6 +172,9 @@ _PARSERS: dict[str, Callable[[JsonObject], Command]] = {
     AskAgent.ACTION: _ask,
     SpawnAgent.ACTION: _spawn,
     StopAgent.ACTION: _stop,
+    AgentChanges.ACTION: lambda obj: AgentChanges(name=_required_slug(obj, "name")),
+    MergeAgent.ACTION: lambda obj: MergeAgent(name=_required_slug(obj, "name")),
+    DiscardAgentChanges.ACTION: lambda obj: DiscardAgentChanges(name=_required_slug(obj, "name")),
     UpdateAgentContext.ACTION: _update_context,
     CreateSkill.ACTION: _create_skill,
     SetWorkState.ACTION: _set_work_state,

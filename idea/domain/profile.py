@@ -26,6 +26,8 @@ class AdapterKind(StrEnum):
     CLAUDE = "claude"
     CODEX = "codex"
     GEMINI = "gemini"
+    QWEN = "qwen"
+    OPENCODE = "opencode"
 
 
 @dataclass(frozen=True, slots=True)

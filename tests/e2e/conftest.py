@@ -78,11 +78,11 @@ def make_project(tmp_path: Path) -> Path:
 
 @contextlib.contextmanager
 def idea_serve(
-    tmp_path: Path, project: Path, *, trust: bool = True
+    tmp_path: Path, project: Path, *, trust: bool = True, env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """``idea serve`` on ``project`` with its own HOME: (UI URL, process); SIGTERM and wait at
-    the end. The project is the test user's own (trusted) unless ``trust`` is False. Shared by
-    the browser tests and the benchmarks in bench/."""
+    the end. The project is the test user's own (trusted) unless ``trust`` is False; ``env`` adds
+    to its environment. Shared by the browser tests and the benchmarks in bench/."""
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     env = {
@@ -90,6 +90,7 @@ def idea_serve(
         "HOME": str(home),
         "SHELL": "/bin/bash",
         "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        **(env or {}),
     }
     log = (tmp_path / "serve.stderr").open("w", encoding="utf-8")
     proc = subprocess.Popen(

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
 import re
+import subprocess
 import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from playwright.sync_api import Page, expect
 
+from idea.infrastructure.clis.declaration import mcp_server_entry
+from idea.infrastructure.stores.mcp_secret import write_agent_key
+from idea.infrastructure.stores.paths import ProjectPaths
 from tests.e2e.conftest import idea_serve, make_project, screenshot
+from tests.waiting import until_blocking
 
 pytestmark = pytest.mark.slow
 
@@ -87,6 +99,39 @@ def test_split_terminal_chat_reload_board_and_log(served: str, page: Page) -> No
     expect(entry.locator(".deleg-text").nth(0)).to_have_text(message)
     expect(entry.locator(".deleg-text").nth(1)).to_have_text(f"echo: {message}")
     screenshot(page, "delegations")
+
+
+@pytest.mark.timeout(90)
+def test_a_live_agent_is_moved_here_from_the_picker_and_its_old_cell_empties(
+    served: str, page: Page
+) -> None:
+    open_app(page, served)
+    page.locator(".cell").first.get_by_title("Split right").click()
+    expect(page.locator(".cell")).to_have_count(2)
+    left, right = page.locator(".cell").nth(0), page.locator(".cell").nth(1)
+    left.locator('.picker-row[data-agent="sh"] .picker-main').click()
+    term = cell_of(page, "sh").locator(".xterm")
+    expect(term).to_be_visible()
+    sentinel = f"MOVED{uuid.uuid4().hex[:10]}"
+    term.click()
+    page.keyboard.type(f"echo {sentinel[:5]}''{sentinel[5:]}")
+    page.keyboard.press("Enter")
+    expect(cell_of(page, "sh").locator(".xterm-rows")).to_contain_text(sentinel)
+
+    # In the empty cell the shell, live on the left, is disabled: go there, or move it here.
+    row = right.locator('.picker-row[data-agent="sh"]')
+    expect(row.locator(".picker-main")).to_be_disabled()
+    expect(row.get_by_text("Go to cell")).to_be_visible()
+    screenshot(page, "picker-move-here")
+    row.get_by_text("Move here").click()
+    expect(right.locator(".xterm-rows")).to_contain_text(sentinel)  # the same session
+    expect(left.locator(".cell-title")).to_have_text("Empty cell")
+    expect(left.locator('.picker-row[data-agent="sh"] .picker-main')).to_be_disabled()
+
+    page.reload()  # saved: the right cell shows the shell after a reload
+    expect(page.locator(".connection")).to_have_text("connected")
+    expect(page.locator(".cell").nth(1).locator(".xterm-rows")).to_contain_text(sentinel)
+    expect(page.locator(".cell").nth(0).locator(".cell-title")).to_have_text("Empty cell")
 
 
 @pytest.mark.timeout(90)
@@ -295,6 +340,72 @@ def test_notification_when_a_reply_comes_while_unfocused(served: str, page: Page
     assert page.evaluate("window.__notes") == []
 
 
+def ask_over_mcp(project: Path, requester_id: str, target: str, task: str) -> str:
+    """``idea_ask_agent`` as an agent's CLI calls it: the official MCP SDK client spawning the real
+    bridge from IdeA's own declaration, with the requester's own key."""
+    paths = ProjectPaths(project)
+    project_id = json.loads(paths.project_file.read_text(encoding="utf-8"))["id"]
+    key = write_agent_key(paths.mcp_key, paths.run_dir(requester_id), requester_id)
+    entry = mcp_server_entry(project_id, project, requester_id, key)
+    params = StdioServerParameters(
+        command=entry.command,
+        args=list(entry.args),
+        env={"PATH": os.environ.get("PATH", ""), **entry.env},
+    )
+
+    async def ask() -> str:
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool("idea_ask_agent", {"target": target, "task": task})
+            assert not result.is_error, result
+            return "".join(block.text for block in result.content if block.type == "text")
+
+    # Playwright's sync API runs an event loop in this thread: the client gets its own thread.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, asyncio.wait_for(ask(), 60)).result()
+
+
+@pytest.mark.timeout(120)
+def test_the_delegation_log_shows_mcp_and_file_asks_with_the_requesting_agents_name(
+    tmp_path: Path, page: Page
+) -> None:
+    project = make_project(tmp_path)
+    (project / ".ideai" / "agents" / "lead.md").write_text(
+        "---\nid: id-lead\nname: lead\nprofile: fake\n---\nLeads.\n", encoding="utf-8"
+    )
+    with idea_serve(tmp_path, project) as (url, _):
+        by_mcp, by_file = f"mcp {uuid.uuid4().hex[:8]}", f"file {uuid.uuid4().hex[:8]}"
+        assert ask_over_mcp(project, "id-lead", "bot", by_mcp) == f"echo: {by_mcp}"
+        door = project / ".ideai" / "orchestrator"
+        request = {"action": "agent.message", "targetAgent": "bot", "task": by_file}
+        (door / ".ask.tmp").write_text(json.dumps({**request, "requester": "lead"}), "utf-8")
+        os.replace(door / ".ask.tmp", door / "ask.request.json")
+        until_blocking((door / "ask.response.json").exists, 30, "the file door's answer")
+
+        open_app(page, url)
+        page.locator('[data-panel="log"]').click()
+        for source, task in (("mcp", by_mcp), ("file", by_file)):
+            entry = page.locator(f'.deleg[data-source="{source}"][data-target="bot"]')
+            expect(entry).to_have_count(1)
+            expect(entry.locator(".badge.source")).to_have_text(source)
+            # The real agent's name: not its id, not the door it came through.
+            expect(entry.locator(".deleg-who")).to_have_text("lead → bot")
+            expect(entry.locator(".pill")).to_have_text("ok")
+            entry.locator("summary").click()
+            expect(entry.locator(".deleg-text").nth(0)).to_have_text(task)
+        screenshot(page, "delegations-sources")
+
+        # With the log on screen, a new MCP ask shows up by itself (OrchestratorRequestProcessed).
+        live = f"live {uuid.uuid4().hex[:8]}"
+        assert ask_over_mcp(project, "id-lead", "bot", live) == f"echo: {live}"
+        entries = page.locator('.deleg[data-source="mcp"][data-target="bot"]')
+        expect(entries).to_have_count(2)
+        expect(entries.first.locator(".deleg-who")).to_have_text("lead → bot")
+
+
 @pytest.mark.timeout(120)
 def test_open_another_project_by_path_then_back_from_recent(
     served: str, page: Page, tmp_path
@@ -402,3 +513,72 @@ def test_the_scratch_project_asks_which_project_to_open(
         # Once the project is shown, the UI has decided whether to ask: a real project does not.
         assert page.evaluate("window.ideaReady.then(() => 1)") == 1
         expect(page.get_by_role("dialog", name="Open a project")).to_be_hidden()
+
+
+@pytest.mark.timeout(120)
+def test_a_cli_updated_since_doctor_passed_gets_a_notice_that_runs_doctor(tmp_path, browser):
+    """cli-versions.json says the shell passed doctor at 0.0.1; the shell it launches is another
+    version: the notice names both, and its button shows doctor's table in the Agents panel."""
+    config = tmp_path / "config"
+    config.mkdir()
+    passed = {"shell": {"version": "0.0.1", "path": "/bin/bash"}}
+    (config / "cli-versions.json").write_text(json.dumps(passed), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1440, "height": 860})
+    env = {"IDEA_CONFIG_DIR": str(config)}
+    with idea_serve(tmp_path, make_project(tmp_path), env=env) as (url, _):
+        open_app(page, url)
+        page.locator(".cell").first.locator('.picker-row[data-agent="sh"] .picker-main').click()
+        notice = page.locator(".banner.notice")
+        expect(notice).to_contain_text("shell is now version")
+        expect(notice).to_contain_text("0.0.1 is the one that last passed")
+        screenshot(page, "cli-version-notice")
+        notice.get_by_role("button", name="Run doctor").click()
+        expect(page.locator('.panel-tab[data-panel="agents"]')).to_have_class(re.compile("active"))
+        shell = page.locator('table.doctor tr[data-profile="shell"]')
+        expect(shell).to_be_visible(timeout=60_000)
+        expect(shell.locator("td").nth(2)).to_have_text("skipped")  # terminal only
+        claude = page.locator('table.doctor tr[data-detail-of="claude"]')
+        expect(claude.locator("td.detail")).to_contain_text("not installed")
+        screenshot(page, "doctor-table")
+    page.close()
+
+
+@pytest.mark.timeout(120)
+def test_the_changes_view_shows_a_worktree_agents_diff_and_merges_it(tmp_path, browser):
+    """A shell agent in its own worktree writes a file; the Agents panel's Changes view lists it
+    with its diff (diff2html), and Merge brings it into the project's branch."""
+    project = make_project(tmp_path)
+    (project / ".ideai" / "agents" / "wt.md").write_text(
+        "---\nname: wt\nprofile: shell\nworkspace: worktree\n---\nWorks apart.\n", "utf-8"
+    )
+    (project / "README.md").write_text("hello\n", encoding="utf-8")
+    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "start")):
+        subprocess.run(
+            ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
+            cwd=project,
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
+    page = browser.new_page(viewport={"width": 1440, "height": 860})
+    with idea_serve(tmp_path, project) as (url, _):
+        open_app(page, url)
+        page.locator(".cell").first.locator('.picker-row[data-agent="wt"] .picker-main').click()
+        cell_of(page, "wt").locator(".xterm").click()
+        page.keyboard.type("printf 'from the agent\\n' > made.txt")
+        page.keyboard.press("Enter")
+        until_blocking((project / ".ideai" / "worktrees" / "wt" / "made.txt").exists, 15)
+        assert not (project / "made.txt").exists()
+        page.locator('.panel-tab[data-panel="agents"]').click()
+        page.locator('.agent-row[data-agent="wt"]').get_by_role("button", name="Changes").click()
+        row = page.locator('table.changes-files tr[data-path="made.txt"]')
+        expect(row).to_contain_text("added")
+        expect(row).to_contain_text("+1")
+        expect(page.locator(".changes-diff .d2h-file-wrapper")).to_contain_text("from the agent")
+        screenshot(page, "worktree-changes")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.get_by_role("button", name="Merge").click()
+        expect(page.locator(".banner.notice")).to_contain_text("Merged wt's work into main")
+        until_blocking((project / "made.txt").exists, 15)
+    assert (project / "made.txt").read_text(encoding="utf-8") == "from the agent\n"
+    page.close()

@@ -13,9 +13,11 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX executabl
 def test_profiles_report_the_real_executable_or_why_not(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    real = tmp_path / "opt" / "claude-native"
-    real.parent.mkdir()
-    real.write_text("#!/bin/sh\n", encoding="utf-8")
+    package = tmp_path / "lib" / "node_modules" / "@anthropic-ai" / "claude-code"
+    (package / "bin").mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "@anthropic-ai/claude-code"}', "utf-8")
+    real = package / "bin" / "claude.exe"  # the native binary, once the postinstall ran
+    real.write_bytes(b"\x7fELF" + b"\x00" * 60)
     real.chmod(0o755)
     (bin_dir / "claude").symlink_to(real)  # what an npm bin link looks like
     project = tmp_path / "project"
@@ -35,6 +37,8 @@ def test_profiles_report_the_real_executable_or_why_not(tmp_path):
     assert out.returncode == 0, out.stderr
     rows = {row["name"]: row for row in json.loads(out.stdout)}
     assert rows["claude"]["executable"] == str(real)
+    assert rows["claude"]["runs"] == [str(real)]
+    assert "npm package @anthropic-ai/claude-code" in rows["claude"]["found"]
     assert rows["claude"]["structured"] == "claude"
     assert rows["codex"]["executable"] is None
     assert "not on PATH" in rows["codex"]["problem"]

@@ -10,10 +10,13 @@ import psutil
 import pytest
 
 from idea.app.bootstrap import open_project
+from idea.application.reconcile_at_open import reconcile_layouts
 from idea.domain.agent import Agent
 from idea.domain.layout import Layouts
 from idea.infrastructure.processes.run_dir import read_pid_records
+from idea.infrastructure.stores.layouts import JsonLayoutStore
 from idea.infrastructure.stores.paths import ProjectPaths
+from tests.fakes.ports.clock import FakeClock, SequentialIds
 from tests.fakes.ports.session_starter import FakeSessionStarter
 from tests.processes import LineWatcher, spawned
 from tests.worlds import trust_project
@@ -83,6 +86,15 @@ async def test_open_after_sigkill_repairs_then_resumes_once(tmp_path):
         try:
             report = runtime.report
             assert report.duplicate_cells_cleared == 1
+            # Repaired on disk, not only in memory: one cell keeps the flags.
+            on_disk = Layouts.from_json(json.loads(paths.layouts.read_text(encoding="utf-8")))
+            assert [(leaf.id, leaf.agent_was_running) for leaf in on_disk.leaves()] == [
+                ("l1", True),
+                ("l2", False),
+            ]
+            assert on_disk == runtime.layouts()
+            saved_row = json.loads(paths.work_state.read_text(encoding="utf-8"))["agents"]
+            assert saved_row["id-sleeper"]["status"] == "idle"
             assert report.orphan_rows_set_idle == ["id-sleeper"]
             assert [r.pid for r in report.leftover_processes_killed] == [record.pid]
             assert not leftover.is_running() or leftover.status() == psutil.STATUS_ZOMBIE
@@ -100,3 +112,23 @@ async def test_open_after_sigkill_repairs_then_resumes_once(tmp_path):
     finally:
         if leftover is not None and leftover.is_running():
             os.kill(leftover.pid, signal.SIGKILL)
+
+
+def test_reconciling_twice_leaves_the_files_bytes_as_the_first_time_wrote_them(tmp_path):
+    """R0c: idempotent on disk. The first pass writes the repair; the second writes nothing."""
+    paths = ProjectPaths(tmp_path)
+    paths.ideai.mkdir()
+    write_crash_state(paths)
+    store = JsonLayoutStore(paths, FakeClock(), SequentialIds())
+    first = reconcile_layouts(store)
+    assert len(first.cleared) == 1
+    repaired = paths.layouts.read_bytes()
+    assert Layouts.from_json(json.loads(repaired)) == first.layouts
+    stat = paths.layouts.stat()
+    second = reconcile_layouts(store)
+    assert second.cleared == ()
+    assert paths.layouts.read_bytes() == repaired
+    assert (paths.layouts.stat().st_ino, paths.layouts.stat().st_mtime_ns) == (
+        stat.st_ino,
+        stat.st_mtime_ns,
+    )

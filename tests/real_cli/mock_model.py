@@ -7,7 +7,10 @@ The real ``claude``, ``codex`` and ``gemini`` CLIs are pointed at it (see ``clis
 * OpenAI Responses (Codex, ``wire_api = "responses"``): ``POST /v1/responses`` (SSE) and
   ``GET /v1/models``;
 * Gemini: ``POST /v1beta/models/<m>:streamGenerateContent?alt=sse``, ``:generateContent``
-  and ``:countTokens``.
+  and ``:countTokens``;
+* OpenAI Chat Completions (Qwen Code, OpenCode): ``POST /v1/chat/completions`` (SSE chunks
+  ending with ``data: [DONE]`` when ``stream`` is true, JSON otherwise), tool calls as
+  ``tool_calls`` of type ``function``.
 
 A test scripts the replies. Every *turn request* (a generation request that offers tools, i.e.
 the agent loop asking the model what to do next) consumes the next scripted reply: either a
@@ -115,7 +118,8 @@ Responder = Callable[["Request"], Reply]
 class Request:
     """One HTTP request the mock received."""
 
-    api: str  # "anthropic" | "openai" | "gemini" | "unknown"
+    # "anthropic" | "openai" (Responses) | "chat" (Chat Completions) | "gemini" | "unknown"
+    api: str
     method: str
     path: str  # without the query string
     query: str
@@ -404,6 +408,9 @@ def tool_results(request: Request) -> list[str]:
                 response = part.get("functionResponse") if isinstance(part, dict) else None
                 if isinstance(response, dict):
                     out.append(_gemini_response_text(response.get("response")))
+    elif request.api == "chat":
+        for message in _chat_messages(body, "tool"):
+            out.append(_text_of(message.get("content")))
     return out
 
 
@@ -449,6 +456,9 @@ def system_prompt(request: Request) -> str:
         if isinstance(instruction, dict):
             return _text_of(instruction.get("parts"))
         return _text_of(instruction)
+    if request.api == "chat":
+        messages = _chat_messages(body, "system", "developer")
+        return "\n".join(t for t in (_text_of(m.get("content")) for m in messages) if t)
     return ""
 
 
@@ -473,6 +483,11 @@ def last_user_text(request: Request) -> str:
                 text = _text_of(content.get("parts"))
                 if text:
                     return text
+    elif request.api == "chat":
+        for message in reversed(_chat_messages(body, "user")):
+            text = _text_of(message.get("content"))
+            if text:
+                return text
     return ""
 
 
@@ -503,6 +518,8 @@ def last_prompt(request: Request) -> str:
     elif request.api == "gemini":
         contents = [c for c in body.get("contents") or [] if isinstance(c, dict)]
         candidates = [c.get("parts") for c in contents if c.get("role") == "user"]
+    elif request.api == "chat":
+        candidates = [m.get("content") for m in _chat_messages(body, "user")]
     else:
         return ""
     for content in reversed(candidates):
@@ -510,6 +527,12 @@ def last_prompt(request: Request) -> str:
         if texts:
             return texts[-1]
     return ""
+
+
+def _chat_messages(body: Any, *roles: str) -> list[dict[str, Any]]:
+    """The Chat Completions ``messages`` of the given roles, in order."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return [m for m in messages or [] if isinstance(m, dict) and m.get("role") in roles]
 
 
 def _prompt_parts(content: Any) -> list[str]:
@@ -708,6 +731,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._json({"input_tokens": _estimate_tokens(body)})
         elif path in {"/v1/responses", "/responses"}:
             self._openai_responses(body)
+        elif path in {"/v1/chat/completions", "/chat/completions"}:
+            self._chat_completions(body)
         elif match := _GEMINI_PATH.match(path):
             self._gemini(match["verb"], match["model"], body)
         else:
@@ -880,6 +905,57 @@ class _Handler(BaseHTTPRequestHandler):
                 ("response.completed", {"type": "response.completed", "response": done}),
             ]
         )
+
+    # -- OpenAI Chat Completions (Qwen Code, OpenCode) ----------------------------------------
+
+    def _chat_completions(self, body: Any) -> None:
+        body = body if isinstance(body, dict) else {}
+        is_turn = bool(body.get("tools"))
+        request = self._request("chat", "turn" if is_turn else "aux", body)
+        reply: Reply = self.model._take_reply(request) if is_turn else self.model.aux_text
+        if isinstance(reply, ToolCall) and reply.name not in tools_offered(request):
+            self.model._error(f"tool {reply.name!r} called but not offered by the CLI")
+        request.reply = reply
+        self.model._record(request)
+        if self._special("chat", request):
+            return
+        assert not isinstance(reply, Hold | Fail)
+
+        n = self.model._next_id()
+        model = body.get("model") or MODEL
+        message: dict[str, Any] = {"role": "assistant"}
+        if isinstance(reply, ToolCall):
+            call = {
+                "index": 0,
+                "id": f"call_mock_{n}",
+                "type": "function",
+                "function": {"name": reply.name, "arguments": json.dumps(dict(reply.arguments))},
+            }
+            message.update(content=None, tool_calls=[call])
+            finish = "tool_calls"
+        else:
+            message["content"] = reply
+            finish = "stop"
+        tokens_in = _estimate_tokens(body)
+        usage = {
+            "prompt_tokens": tokens_in,
+            "completion_tokens": 8,
+            "total_tokens": tokens_in + 8,
+        }
+        head = {"id": f"chatcmpl-mock-{n}", "created": int(time.time()), "model": model}
+        if not body.get("stream"):
+            choice = {"index": 0, "message": message, "finish_reason": finish}
+            self._json({**head, "object": "chat.completion", "choices": [choice], "usage": usage})
+            return
+        chunk = {**head, "object": "chat.completion.chunk"}
+        delta = {k: v for k, v in message.items() if v is not None}
+        events = [
+            {**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+            {**chunk, "choices": [], "usage": usage},
+        ]
+        lines = [f"data: {json.dumps(event)}\n\n" for event in events] + ["data: [DONE]\n\n"]
+        self._send(200, "".join(lines).encode(), "text/event-stream; charset=utf-8")
 
     def _codex_tool_name(self, request: Request, name: str) -> dict[str, str]:
         body = request.body if isinstance(request.body, dict) else {}

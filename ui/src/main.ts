@@ -109,6 +109,20 @@ api.on("ProjectOpened", () => {
 });
 api.on("OrchestratorRequestProcessed", () => (refreshLog(), refreshBoard()));
 api.on("ChatEvent", (d) => onChatEvent(d as unknown as ChatEventData));
+// A CLI update is what silently breaks an integration: say so, and offer the check.
+api.on("CliVersionChanged", (d) =>
+  showNotice(
+    `${String(d.profile)} is now version ${String(d.current)}; ${String(d.previous)} is the one ` +
+      "that last passed IdeA's check.",
+    {
+      label: "Run doctor",
+      run: () => {
+        panel.show("agents");
+        void panel.agents.runDoctor();
+      },
+    },
+  ),
+);
 api.on("StoreFileQuarantined", (d) =>
   showError(
     new ApiFailure({

@@ -21,6 +21,13 @@ class TerminalInjection:
 
 TerminalInjector = Callable[[StructuredSpec], TerminalInjection]
 
+# Does the CLI of this live session see IdeA's MCP server, without a model turn? Its evidence
+# (a tool's answer, a status line); raises ``Unavailable`` naming why not (``idea doctor``).
+McpProbe = Callable[[AgentSession], Awaitable[str]]
+
+# The tool a probe calls: it answers without side effects.
+PROBE_TOOL = "idea_list_agents"
+
 
 @dataclass(frozen=True, slots=True)
 class CliAdapter:
@@ -28,3 +35,4 @@ class CliAdapter:
 
     start_session: StartStructured
     terminal_injection: TerminalInjector
+    probe_mcp: McpProbe

@@ -8,9 +8,10 @@ profile gets the generic declaration of its ``mcp`` capability (DESIGN.md §9.5)
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from idea.application.session_ports import (
@@ -49,7 +50,10 @@ class CliSessionStarter:
         base_env: Mapping[str, str] | None = None,
         tool_timeout_s: float = 600.0,
         with_mcp: bool = True,
+        folder_of: Callable[[Agent], Path] | None = None,
     ) -> None:
+        # Where an agent's CLI works: the project, or its own worktree (made on first use).
+        self._folder_of = folder_of or (lambda _agent: paths.root)
         self._paths = paths
         self._project_id = project_id
         self._terminals = terminals
@@ -61,10 +65,10 @@ class CliSessionStarter:
     async def start_terminal(
         self, agent: Agent, profile: Profile, rows: int, cols: int
     ) -> TerminalSession:
-        spec = self._spec(agent, profile, None)
+        spec = self._spec(agent, profile, None, await self._folder(agent))
         cli = self._clis.get(profile.structured) if profile.structured else None
         injection = cli.terminal_injection(spec) if cli else self._generic_injection(spec, profile)
-        argv = (spec.executable, *profile.command[1:], *injection.args)
+        argv = (*spec.program, *profile.command[1:], *injection.args)
         env = {**spec.env, **injection.env}
         cwd = injection.cwd or spec.cwd
         session = await self._terminals.start(
@@ -79,7 +83,7 @@ class CliSessionStarter:
         cli = self._clis.get(profile.structured) if profile.structured else None
         if cli is None:
             raise Invalid(f"profile {profile.name} cannot be driven in structured mode")
-        spec = self._spec(agent, profile, resume_conversation_id)
+        spec = self._spec(agent, profile, resume_conversation_id, await self._folder(agent))
         session = await cli.start_session(spec)
         run_dir = Path(spec.run_dir)
         recorded: list[int] = []
@@ -98,9 +102,17 @@ class CliSessionStarter:
         record()
         return session
 
-    def _spec(self, agent: Agent, profile: Profile, resume: str | None) -> StructuredSpec:
-        detected = resolve_executable(profile.command[0], self._base_env.get("PATH"))
-        if detected.path is None:
+    async def _folder(self, agent: Agent) -> Path:
+        """Raises what making its worktree raises (``Invalid``, ``Conflict``: it says why)."""
+        return await asyncio.to_thread(self._folder_of, agent)
+
+    def _spec(
+        self, agent: Agent, profile: Profile, resume: str | None, cwd: Path
+    ) -> StructuredSpec:
+        detected = resolve_executable(
+            profile.command[0], self._base_env.get("PATH"), self._base_env.get("HOME")
+        )
+        if not detected.argv:
             raise Unavailable(f"cannot start agent {agent.name}: {detected.reason}")
         run_dir = prepare_run_dir(self._paths.run_dir(agent.name))
         env = {
@@ -112,8 +124,8 @@ class CliSessionStarter:
         }
         return StructuredSpec(
             kind=profile.structured or AdapterKind.CLAUDE,
-            executable=detected.path,
-            cwd=str(self._paths.root),
+            program=detected.argv,
+            cwd=str(cwd),
             run_dir=str(run_dir),
             env=env,
             context=agent.context,

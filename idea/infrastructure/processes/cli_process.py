@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from idea.domain.errors import Unavailable
+from idea.infrastructure.processes.subreaper import register_waited, release_waited
 from idea.infrastructure.processes.tree import SESSION_TAG_VAR, kill_tagged, kill_tree_async
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,7 @@ class CliProcess:
     ) -> None:
         self._proc = proc
         self._tag = tag
+        register_waited(proc.pid)  # asyncio reaps it, not the subreaper
         self._job: Job | None = None
         self._name = name
         self._on_stdout = on_stdout
@@ -154,7 +156,10 @@ class CliProcess:
             del self._stderr[:-_STDERR_TAIL]
 
     async def _wait(self) -> None:
-        code = await self._proc.wait()
+        try:
+            code = await self._proc.wait()
+        finally:
+            release_waited(self._proc.pid)
         # Output written just before exit is still in the pipe: drain it before reporting.
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.gather(*self._tasks), timeout=5)

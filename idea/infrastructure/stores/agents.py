@@ -1,7 +1,8 @@
 """Agents as Markdown files ``.ideai/agents/<name>.md``; the file name is the agent's name.
 
 Writes are atomic. A file that cannot be read as an agent is moved aside and reported; the other
-agents stay usable. A file without an ``id`` (written by hand) gets one, saved back at once.
+agents stay usable. A file without an ``id`` (written by hand) gets one, saved back at once, and so
+does a copy of another agent's file (the same id twice): the older file keeps the id.
 """
 
 from __future__ import annotations
@@ -9,10 +10,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from idea.application.ports import Clock, CorruptionReporter, IdGenerator
-from idea.domain.agent import Agent
+from idea.domain.agent import Agent, AgentIdReassigned
 from idea.domain.errors import Conflict, CorruptFile, NotFound
 from idea.domain.names import is_slug, validate_slug
 from idea.infrastructure.files.atomic import write_atomic
@@ -23,7 +26,7 @@ from idea.infrastructure.stores.paths import ProjectPaths
 log = logging.getLogger(__name__)
 
 
-def _ignore(_: CorruptFile) -> None:
+def _ignore(_: object) -> None:
     pass
 
 
@@ -34,17 +37,19 @@ class MarkdownAgentStore:
         clock: Clock,
         ids: IdGenerator,
         report: CorruptionReporter = _ignore,
+        reassigned: Callable[[AgentIdReassigned], None] = _ignore,
     ) -> None:
         self._paths = paths
         self._clock = clock
         self._ids = ids
         self._report = report
+        self._reassigned = reassigned
         # Agents are read on every MCP call and UI refresh: parse a file again only when its
         # identity changed: inode (atomic writes replace the file), modification time or size.
         self._cache: dict[Path, tuple[tuple[int, int, int], Agent]] = {}
 
     def all(self) -> list[Agent]:
-        agents: list[Agent] = []
+        agents: dict[Path, Agent] = {}
         for path in self._files():
             try:
                 agent = self._read(path)
@@ -52,8 +57,10 @@ class MarkdownAgentStore:
                 self._report(exc)
                 continue
             if agent is not None:
-                agents.append(agent)
-        return agents
+                agents[path] = agent
+        if len({agent.id for agent in agents.values()}) < len(agents):
+            self._separate_copies(agents)
+        return list(agents.values())
 
     def get(self, name: str) -> Agent:
         validate_slug(name, "agent name")
@@ -99,6 +106,22 @@ class MarkdownAgentStore:
         if not path.is_file():
             raise NotFound(f"no agent named '{name}'")
         self._unlink(path)
+
+    def _separate_copies(self, agents: dict[Path, Agent]) -> None:
+        """Each id once: the oldest file (then the first name) keeps it, the others get new ids."""
+        holders: dict[str, Agent] = {}
+        for path in sorted(agents, key=lambda path: (_mtime_ns(path), path.name)):
+            agent = agents[path]
+            original = holders.setdefault(agent.id, agent)
+            if original is agent:
+                continue
+            copy = replace(agent, id=self._ids.new_id())
+            write_atomic(path, copy.to_markdown())
+            self._cache.pop(path, None)
+            agents[path] = holders[copy.id] = copy
+            notice = AgentIdReassigned(copy.name, original.name, agent.id, copy.id)
+            log.warning("%s", notice.message)
+            self._reassigned(notice)
 
     def _files(self) -> list[Path]:
         try:
@@ -157,6 +180,13 @@ class MarkdownAgentStore:
             pass
         except OSError as exc:
             raise os_error("delete", path, exc) from exc
+
+
+def _mtime_ns(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _identity(stat: os.stat_result) -> tuple[int, int, int]:

@@ -7,7 +7,10 @@ from functools import cached_property
 from pathlib import Path
 
 IDEAI = ".ideai"
-GITIGNORE = "# Written by IdeA: per-machine runtime files and logs stay out of git.\nrun/\nlog/\n"
+GITIGNORE = (
+    "# Written by IdeA: per-machine runtime files, logs and agents' worktrees stay out of git.\n"
+    "run/\nlog/\nworktrees/\n"
+)
 
 
 # Not slotted: cached_property stores each path once (they are asked for on hot paths).

@@ -79,14 +79,21 @@ def _entries(stored: JsonObject | None) -> list[TrustEntry]:
 
 class FileFingerprint:
     """The sha256 of one file as it is now (None when absent), hashed again only after the file
-    changed."""
+    changed. With ``also`` (files that run things too: ``worktree-setup``), each present one is
+    hashed in: the fingerprint of a project without them is its first file's alone, so trust
+    given before they existed holds until one appears."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *also: Path) -> None:
         self._cache: ChangeCache[str] = ChangeCache(path)
         self._path = path
+        self._also = [FileFingerprint(extra) for extra in also]
 
     def __call__(self) -> str | None:
-        return self._cache.get(self._hash)
+        first = self._cache.get(self._hash)
+        extra = [fingerprint() for fingerprint in self._also]
+        if not any(extra):
+            return first
+        return hashlib.sha256(":".join(h or "" for h in (first, *extra)).encode()).hexdigest()
 
     def _hash(self) -> str | None:
         data = read_bytes(self._path)

@@ -24,6 +24,7 @@ import ptyprocess
 
 from idea.application.session_ports import TerminalSpec, Unsubscribe
 from idea.domain.errors import Unavailable
+from idea.infrastructure.processes.subreaper import register_waited, release_waited
 from idea.infrastructure.processes.tree import SESSION_TAG_VAR, kill_tagged, kill_tree_async
 from idea.infrastructure.terminal.common import (
     Listeners,
@@ -106,6 +107,7 @@ class PosixPtySession:
         self._proc = proc
         self._tag = tag
         self._pid: int = proc.pid
+        register_waited(proc.pid)  # this session reaps it (``_reap``), not the subreaper
         self._fd: int = proc.fd
         self._loop = loop
         self._grace_s = grace_s
@@ -287,6 +289,7 @@ class PosixPtySession:
         self._finish(os.waitstatus_to_exitcode(status))
 
     def _finish(self, code: int) -> None:
+        release_waited(self._pid)
         self._unwatch_leader()
         self._exit_code = code
         if not self._exited.done():

@@ -27,6 +27,7 @@ class FakeAgentSession(TurnSession):
         self.interrupts = 0
         self.closed_count = 0
         self.gate: asyncio.Event | None = None  # when set by a test, turns wait for it
+        self.close_gate: asyncio.Event | None = None  # when set by a test, shutdown waits for it
         self.fail_next: str | None = None  # the next turn ends with is_error
         self._runner: asyncio.Task[None] | None = None
         self._set_conversation_id(conversation_id)
@@ -61,5 +62,7 @@ class FakeAgentSession(TurnSession):
 
     async def _close(self) -> None:
         self.closed_count += 1
+        if self.close_gate is not None:
+            await self.close_gate.wait()
         if self._runner is not None:
             self._runner.cancel()

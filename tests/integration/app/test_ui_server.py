@@ -115,6 +115,7 @@ class Api:
         self.ws = ws
         self.next_id = 0
         self.replies = {}
+        self.reply_sizes = {}  # characters of each reply's frame, by id
         self.events = []
         self.frames = []
 
@@ -126,6 +127,7 @@ class Api:
                 self.events.append(data)
             else:
                 self.replies[data["id"]] = data
+                self.reply_sizes[data["id"]] = len(msg.data)
         elif msg.type == WSMsgType.BINARY:
             self.frames.append(decode_frame(msg.data))
         else:
@@ -336,6 +338,41 @@ async def test_malformed_messages_get_an_error_reply_and_the_connection_lives_on
     assert (await api.ok("project.info"))["name"] == "project"
 
 
+async def test_a_reply_is_never_much_bigger_than_its_request(api):
+    # Found by fuzzing: the reply echoed the id, or quoted the bad value whole, JSON-escaped up
+    # to six times its size; past 8 MiB waiting, the server closed the client as too slow.
+    await api.ws.send_str(json.dumps({"id": "\x7f" * 3_000_000, "method": "x"}, ensure_ascii=False))
+    await api.until(lambda: None in api.replies)
+    assert api.replies.pop(None)["error"]["message"] == "id: at most 256 characters"
+    await api.ws.send_str(json.dumps({"id": 2, "method": "\x7f" * 3_000_000}, ensure_ascii=False))
+    error = (await api.reply(2))["error"]
+    assert error["code"] == "INVALID"
+    assert error["message"].startswith("method: unknown method '\\x7f")
+    assert len(error["message"]) <= 2000
+    assert (await api.ok("project.info"))["name"] == "project"
+
+
+async def test_a_reply_carrying_non_ascii_text_is_not_inflated_by_escapes(api):
+    # Non-ASCII text came back as \u escapes, six times its size: 3 MB of "é" were 9 MB queued,
+    # and the client was closed as too slow (4001). An agent's context, at its cap, shows it.
+    context = "é" * 500_000
+    params = {"name": "big", "profile": "shell", "context": context}
+    request = {"id": "big", "method": "agents.create", "params": params}
+    await api.ws.send_str(json.dumps(request, ensure_ascii=False))
+    assert (await api.reply("big"))["result"]["context"] == context
+    assert api.reply_sizes["big"] < len(context) + 1000  # as itself, not escaped
+    assert (await api.ok("project.info"))["name"] == "project"
+
+
+async def test_text_with_a_lone_surrogate_is_invalid_not_internal(api):
+    # Found by fuzzing: the agent file (or the delegation log) could not be written as UTF-8.
+    error = await api.fail("agents.create", name="x", profile="shell", context="\ud800")
+    assert (error["code"], error["message"][:9]) == ("INVALID", "context: ")
+    error = await api.fail("chat.send", name="bot", text="a\udfff")
+    assert (error["code"], error["message"][:6]) == ("INVALID", "text: ")
+    assert "x" not in [agent["name"] for agent in await api.ok("agents.list")]
+
+
 async def test_project_info_and_profiles_with_cli_detection(api, runtime):
     info = await api.ok("project.info")
     assert info["id"] == runtime.services.info.id
@@ -350,6 +387,27 @@ async def test_project_info_and_profiles_with_cli_detection(api, runtime):
 
 
 # --- agents --------------------------------------------------------------------------------------
+
+
+async def test_agents_list_leaves_contexts_out_and_a_huge_agent_file_is_refused_clearly(
+    api, runtime
+):
+    """A 9 MB agent file once made every agents.list overflow the client's bound (4001)."""
+    await api.ok("agents.create", name="arch", profile="claude", context="You design.")
+    huge = runtime.services.paths.agent_file("huge")
+    huge.write_text("---\nid: id-huge\nprofile: shell\n---\n" + "x" * 9_000_000, "utf-8")
+    for _ in range(3):  # a reload, then another
+        rows = await api.ok("agents.list")
+        assert [row["name"] for row in rows] == ["arch", "bot", "sh"]
+        assert all("context" not in row for row in rows)
+    (problem,) = await api.ok("problems.list")
+    assert problem["code"] == "CORRUPT_FILE"
+    assert "'context' holds 9,000,000 characters" in problem["reason"]
+    assert (await api.ok("agents.get", name="arch"))["context"] == "You design."
+    assert (await api.fail("agents.get", name="ghost"))["code"] == "NOT_FOUND"
+    too_long = await api.fail("agents.update", name="arch", context="y" * 600_000)
+    assert (too_long["code"], "'context'" in too_long["message"]) == ("INVALID", True)
+    assert (await api.ok("project.info"))["name"] == "project"  # still connected
 
 
 async def test_agents_create_update_rename_and_delete(api, runtime):
@@ -453,6 +511,33 @@ async def test_a_cell_no_longer_showing_its_live_agent_lets_it_run_in_the_backgr
     await api.ok("layouts.apply", op="bind", leaf_id=leaf, agent_id="id-bot", view="chat")
     row = next(a for a in await api.ok("agents.list") if a["name"] == "sh")
     assert (row["live"], row["node_id"]) == (True, None)
+
+
+async def test_a_live_agent_is_moved_to_another_cell_without_a_restart(api, runtime, starter):
+    leaf = (await api.ok("layouts.get"))["tabs"][0]["root"]["id"]
+    other = (await api.ok("layouts.apply", op="split", leaf_id=leaf, direction="row"))["leaf_id"]
+    await api.ok("layouts.apply", op="bind", leaf_id=leaf, agent_id="id-sh")
+    await api.ok("session.launch", name="sh", node_id=leaf)
+    refused = await api.fail("session.launch", name="sh", node_id=other)
+    assert (refused["code"], refused["node_id"]) == ("AGENT_ALREADY_RUNNING", leaf)
+
+    moved = await api.ok("session.move", name="sh", node_id=other)
+    assert (moved["agent_id"], moved["node_id"], moved["from_node_id"]) == ("id-sh", other, leaf)
+    cells = {c["id"]: c for c in moved["layouts"]["tabs"][0]["root"]["children"]}
+    assert (cells[other]["agent"], cells[other]["view"]) == ("id-sh", "terminal")
+    assert cells[leaf]["agent"] is None
+    assert runtime.layouts().to_json() == moved["layouts"]  # persisted
+    await api.event("LayoutChanged")
+    await api.event("AgentsChanged")
+    row = next(a for a in await api.ok("agents.list") if a["name"] == "sh")
+    assert (row["live"], row["node_id"]) == (True, other)
+    assert len(starter.terminals.sessions) == 1  # the same session, not restarted
+    assert (await api.ok("session.launch", name="sh", node_id=other))["started"] is False
+
+    assert (await api.fail("session.move", name="bot", node_id=leaf))["code"] == "CONFLICT"
+    assert (await api.fail("session.move", name="sh", node_id="gone"))["code"] == "NOT_FOUND"
+    assert (await api.fail("session.move", name="nobody", node_id=leaf))["code"] == "NOT_FOUND"
+    assert (await api.fail("session.move", name="sh"))["field"] == "node_id"
 
 
 # --- sessions and terminals ----------------------------------------------------------------------

@@ -35,10 +35,11 @@ from idea.application.session_ports import AgentSession, McpServerEntry, Structu
 from idea.domain.errors import Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import ToolResult, ToolUse, TurnFinished
+from idea.infrastructure.clis import CLIS
 from idea.infrastructure.clis.claude.session import ClaudeSession, start_claude_session
-from idea.infrastructure.clis.claude.stream import McpServerStatus
 from idea.infrastructure.clis.codex.session import start_codex_session
 from idea.infrastructure.clis.gemini.session import context_text, start_gemini_session
+from idea.infrastructure.clis.stream_json import McpServerStatus
 from tests.contracts.agent_session_contract import AgentSessionContract
 from tests.real_cli import clis
 from tests.real_cli.mock_model import (
@@ -54,6 +55,9 @@ from tests.real_cli.mock_model import (
 )
 
 pytestmark = pytest.mark.slow
+
+# The CLIs started through the registry row alone (the others pass test-only arguments).
+CLIS_BY_NAME = {"qwen": AdapterKind.QWEN, "opencode": AdapterKind.OPENCODE}
 
 AGENT = "agent-a"
 MARKER_VAR = "IDEA_REAL_CLI_TEST_MARKER"
@@ -142,22 +146,29 @@ class World:
         program: list[str] | None = None
         if cli == "claude":
             self.setup = clis.setup_claude(mock.url, root)
-            kind, executable = AdapterKind.CLAUDE, str(clis.claude_executable())
+            kind, executable = AdapterKind.CLAUDE, (str(clis.claude_executable()),)
         elif cli == "codex":
             # The mock provider lives in $CODEX_HOME/config.toml (setup.env names it).
             self.setup = clis.setup_codex(mock.openai_url, root)
-            kind, executable = AdapterKind.CODEX, str(clis.codex_executable())
+            kind, executable = AdapterKind.CODEX, (str(clis.codex_executable()),)
+        elif cli == "qwen":
+            self.setup = clis.setup_qwen(mock.openai_url, root)
+            kind, executable = AdapterKind.QWEN, tuple(self.setup.prefix)  # node + cli-entry.js
+        elif cli == "opencode":
+            # The mock provider lives in the global config; the adapter adds $OPENCODE_CONFIG.
+            self.setup = clis.setup_opencode(mock.openai_url, root)
+            kind, executable = AdapterKind.OPENCODE, tuple(self.setup.prefix)
         else:
             # No mcp_servers here: the adapter writes the run dir's own .gemini/settings.json.
             self.setup = clis.setup_gemini(mock.url, root)
-            kind, executable = AdapterKind.GEMINI, self.setup.prefix[0]
+            kind, executable = AdapterKind.GEMINI, tuple(self.setup.prefix)
             program = list(self.setup.prefix)  # node + bundle/gemini.js
         self.program = program
         self.run_dir = self.setup.cwd / ".ideai" / "run" / AGENT
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.base = StructuredSpec(
             kind=kind,
-            executable=executable,
+            program=executable,
             cwd=str(self.setup.cwd),
             run_dir=str(self.run_dir),
             env={**self.setup.env, MARKER_VAR: self.marker},
@@ -179,6 +190,8 @@ class World:
             session = await start_claude_session(spec)
         elif self.cli == "codex":
             session = await start_codex_session(spec)
+        elif self.cli in CLIS_BY_NAME:
+            session = await CLIS[CLIS_BY_NAME[self.cli]].start_session(spec)
         else:
             session = await start_gemini_session(spec, program=self.program)
         self.sessions.append(session)
@@ -415,3 +428,33 @@ class TestRealGemini(RealCliChecks):
         settings = json.loads((world.run_dir / ".gemini" / "settings.json").read_text("utf-8"))
         assert settings["mcpServers"]["idea"]["command"] == spec.mcp.command
         assert settings["mcpServers"]["idea"]["trust"] is True
+
+
+# -- Qwen Code -------------------------------------------------------------------------------
+
+
+@needs("qwen")
+@pytest.mark.timeout(120)
+class TestRealQwen(RealCliChecks):
+    cli = "qwen"
+    tool = "mcp__idea__ping"
+
+    def check_declaration(self, world, session, spec):
+        declared = json.loads((world.run_dir / "mcp.json").read_text("utf-8"))
+        assert declared["mcpServers"]["idea"]["command"] == spec.mcp.command
+        assert declared["mcpServers"]["idea"]["alwaysLoadTools"] is True
+
+
+# -- OpenCode --------------------------------------------------------------------------------
+
+
+@needs("opencode")
+@pytest.mark.timeout(180)
+class TestRealOpenCode(RealCliChecks):
+    cli = "opencode"
+    tool = "idea_ping"
+
+    def check_declaration(self, world, session, spec):
+        config = json.loads((world.run_dir / "opencode.json").read_text("utf-8"))
+        assert config["mcp"]["idea"]["command"] == [spec.mcp.command, *spec.mcp.args]
+        assert config["instructions"] == [str(world.run_dir / "CONTEXT.md")]

@@ -7,18 +7,8 @@ import os
 import pytest
 
 from idea.app.bootstrap import open_project
-from idea.domain.agent import Agent
 from tests.fakes.ports.session_starter import FakeSessionStarter
 from tests.worlds import trust_project
-
-
-@pytest.fixture
-async def runtime(tmp_path):
-    starter = FakeSessionStarter()
-    rt = await open_project(tmp_path, starter=starter)
-    rt.services.agents.save(Agent(id="id-helper", name="helper", profile="claude"))
-    yield rt
-    await rt.close()
 
 
 def write_request(folder, request_id, body):
@@ -153,3 +143,20 @@ async def test_files_moved_aside_at_open_are_listed_as_problems(tmp_path):
         assert all((ideai / name).exists() for name in moved)
     finally:
         await rt.close()
+
+
+async def test_a_spawn_into_a_cell_that_does_not_exist_is_refused_and_a_real_one_is_bound(runtime):
+    """On disk: the layout file names the spawned agent in its cell."""
+    folder = runtime.services.paths.orchestrator
+    spawn = {"action": "agent.spawn", "name": "helper", "visible": True}
+    write_request(folder, "s1", {**spawn, "nodeId": "no-such-cell"})
+    refused = await response(folder, "s1")
+    assert (refused["ok"], refused["error"]["code"]) == (False, "NOT_FOUND")
+    assert "nodeId" in refused["error"]["message"]
+    assert not runtime.sessions.is_agent_live("id-helper")
+    (cell,) = runtime.layouts().leaves()
+    write_request(folder, "s2", {**spawn, "nodeId": cell.id})
+    assert (await response(folder, "s2"))["ok"] is True
+    saved = json.loads(runtime.services.paths.layouts.read_text(encoding="utf-8"))
+    assert saved["tabs"][0]["root"]["agent"] == "id-helper"
+    assert runtime.sessions.host_node("id-helper") == cell.id

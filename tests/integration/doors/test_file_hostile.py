@@ -9,20 +9,11 @@ import sys
 
 import pytest
 
-from idea.app.bootstrap import open_project
-from tests.fakes.ports.session_starter import FakeSessionStarter
 from tests.integration.doors.test_file import response, write_request
 from tests.waiting import until
 
 posix = pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs and links")
 SKILL = {"action": "skill.create", "name": "s", "description": "d", "body": "b"}
-
-
-@pytest.fixture
-async def runtime(tmp_path):
-    rt = await open_project(tmp_path, starter=FakeSessionStarter())
-    yield rt
-    await rt.close()
 
 
 def dispatches(runtime) -> list[dict]:
@@ -105,3 +96,20 @@ async def test_a_utf16_request_as_powershell_writes_it_is_understood(runtime):
     tmp.write_bytes(json.dumps({"action": "workstate.get"}).encode("utf-16"))  # with a BOM
     os.replace(tmp, folder / "ps.request.json")
     assert (await response(folder, "ps"))["ok"] is True
+
+
+@pytest.mark.timeout(30)
+async def test_a_lone_surrogate_in_a_request_is_invalid_not_internal(runtime):
+    # Found by the fuzz: stores writing it as UTF-8 raised, and the answer was INTERNAL.
+    folder = runtime.services.paths.orchestrator
+    write_request(
+        folder, "ask", '{"action":"agent.message","targetAgent":"helper","task":"\\ud800"}'
+    )
+    write_request(
+        folder, "ctx", '{"action":"agent.context.update","name":"helper","context":"a\\udfffb"}'
+    )
+    ask, ctx = await response(folder, "ask"), await response(folder, "ctx")
+    assert (ask["error"]["code"], ctx["error"]["code"]) == ("INVALID", "INVALID")
+    assert ask["error"]["message"].startswith("task: not valid Unicode text")
+    assert ctx["error"]["message"].startswith("context: not valid Unicode text")
+    await still_serving(folder, "after-surrogates")

@@ -17,6 +17,7 @@ import pytest
 from idea.app.bootstrap import open_project
 from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
+from idea.domain.layout import Layouts
 from tests.processes import LineWatcher, spawned
 from tests.waiting import until, until_blocking
 from tests.worlds import trust_project
@@ -27,10 +28,14 @@ pytestmark = [
 ]
 
 
-def escaping_project(root: Path) -> tuple[str, str]:
+def duration() -> str:
+    return f"{random.randint(3000, 9000)}.{random.randint(100, 999)}"
+
+
+def escaping_project(root: Path, also: str = "") -> tuple[str, str]:
     """A project whose agent `escaper` starts two sleeps that leave its tree; their durations."""
-    a, b = (f"{random.randint(3000, 9000)}.{random.randint(100, 999)}" for _ in range(2))
-    script = f"(sleep {a} &); (setsid sleep {b} &); echo ESCAPED; exec sleep 600"
+    a, b = duration(), duration()
+    script = f"(sleep {a} &); (setsid sleep {b} &); {also}echo ESCAPED; exec sleep 600"
     ideai = root / ".ideai"
     (ideai / "agents").mkdir(parents=True)
     profiles = {"profiles": {"escaper": {"command": ["sh", "-c", script]}}}
@@ -116,3 +121,27 @@ async def test_a_reopen_after_kill_9_kills_what_left_the_trees(tmp_path):
         for proc in sleeping(a) + sleeping(b) + sleeping("600"):
             if proc.environ().get("IDEA_PROJECT_ROOT") == str(tmp_path):
                 proc.kill()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux subreaper")
+def test_what_cleared_its_environment_and_left_its_session_dies_when_idea_closes(tmp_path):
+    """No tag and no session to find it by: only the subreaper keeps it in IdeA's tree."""
+    c = duration()
+    a, b = escaping_project(tmp_path, also=f"(env -i setsid sleep {c} &); ")
+    layouts = Layouts.empty("t1", "l1").bind("l1", "id-escaper", "terminal").set_running("l1", True)
+    (tmp_path / ".ideai" / "layouts.json").write_text(json.dumps(layouts.to_json()), "utf-8")
+    try:
+        with spawned([sys.executable, "-m", "idea", "serve", str(tmp_path)]) as serve:
+            LineWatcher(serve.stdout).wait_for(lambda line: line.startswith("resumed: escaper"))
+            until_blocking(lambda: escaped(a, b) and sleeping(c), 15, "the three escaping sleeps")
+            (hidden,) = sleeping(c)
+            assert "IDEA_SESSION_TAG" not in hidden.environ()
+            assert hidden.ppid() == serve.pid  # adopted by IdeA, not by init
+            serve.send_signal(signal.SIGTERM)
+            assert serve.wait(timeout=20) == 0
+        assert not sleeping(c)
+        assert gone(a, b)
+    finally:
+        for proc in sleeping(a) + sleeping(b) + sleeping(c):
+            proc.kill()

@@ -17,6 +17,7 @@ from idea.domain.events import (
 from idea.domain.profile import Mode
 from tests.fakes.ports.agent_session import FakeAgentSession
 from tests.fakes.ports.session_starter import FakeSessionStarter
+from tests.waiting import until
 from tests.worlds import bootstrap_test_app
 
 NAMES = ["a", "b", "c", "d", "sh"]
@@ -154,15 +155,19 @@ async def test_different_agents_run_in_parallel(world):
 
 
 async def test_timeout_keeps_target_alive_and_queue_moves_on(world):
+    """A timeout interrupts the turn, never the session: the same session answers next."""
     slow = asyncio.create_task(world.ask("a", "SLOW", timeout_s=0.5))
+    await until(lambda: world.sessions.structured_session("id-a") is not None)
+    session = world.sessions.structured_session("id-a")
     queued = asyncio.create_task(world.ask("a", "next"))
     with pytest.raises(IdeaTimeout):
         await slow
     assert await queued == "a: next"
-    session = world.sessions.structured_session("id-a")
-    assert session is not None
+    assert world.sessions.structured_session("id-a") is session
     assert session.alive
     assert session.closed_count == 0
+    assert session.interrupts == 1
+    assert len(world.starter.starts) == 1  # not relaunched behind the caller's back
 
 
 async def test_queue_cap_times_out_waiting_in_line():

@@ -5,14 +5,14 @@ import pytest
 from idea.application.change_layout import change_layout
 from idea.application.edit_agent import AgentChanges, delete_agent, update_agent
 from idea.application.launch_agent import LaunchRequest
-from idea.domain.agent import Agent
-from idea.domain.errors import Conflict, Invalid
+from idea.application.live_sessions import LiveSessions
+from idea.domain.agent import Agent, Workspace
+from idea.domain.errors import Conflict, Invalid, MissingField
 from idea.domain.events import LayoutChanged
 from idea.domain.layout import Layouts
 from idea.domain.profile import Mode
-from tests.fakes.ports.memory_stores import (
-    InMemoryLayoutStore,
-)
+from tests.fakes.ports.memory_stores import InMemoryAgentStore, InMemoryLayoutStore
+from tests.fakes.ports.workspaces import FakeWorkspaces
 from tests.worlds import bootstrap_test_app
 
 
@@ -73,3 +73,21 @@ async def test_a_host_cell_closed_leaves_its_agent_running_in_the_background(wor
     assert any(isinstance(e, LayoutChanged) for e in events)
     # Shown elsewhere now, without AGENT_ALREADY_RUNNING pointing at the closed cell.
     assert not (await launch(LaunchRequest("a", node_id="l2"))).started
+
+
+def test_an_agent_with_a_worktree_is_deleted_only_once_told_what_becomes_of_it():
+    agents = InMemoryAgentStore(
+        Agent(id="id-w", name="w", profile="claude", workspace=Workspace.WORKTREE),
+        Agent(id="id-k", name="k", profile="claude", workspace=Workspace.WORKTREE),
+    )
+    sessions = LiveSessions()
+    workspaces = FakeWorkspaces()
+    workspaces.made += ["w", "k"]
+    with pytest.raises(MissingField) as err:
+        delete_agent(agents, sessions, "w", workspaces)
+    assert err.value.field == "worktree" and "idea/w" in err.value.message
+    assert agents.exists("w")
+    delete_agent(agents, sessions, "w", workspaces, "remove")
+    delete_agent(agents, sessions, "k", workspaces, "keep")
+    assert workspaces.made == ["k"]
+    assert not agents.exists("w") and not agents.exists("k")

@@ -1,14 +1,17 @@
 """dispatch: every action, the processed event and the log line, whatever the outcome."""
 
+import asyncio
+
 import pytest
 
 from idea.application.launch_agent import LaunchRequest
 from idea.domain import commands as c
 from idea.domain.agent import Agent
 from idea.domain.errors import Forbidden, MissingField, NotFound
-from idea.domain.events import OrchestratorRequestProcessed
+from idea.domain.events import AgentStopped, OrchestratorRequestProcessed
 from idea.domain.orchestrator_request import validate_request
 from idea.domain.work_state import Status
+from tests.waiting import until
 from tests.worlds import bootstrap_test_app
 
 
@@ -76,8 +79,8 @@ async def test_run_creates_a_new_agent_with_the_task_as_context(world):
 
 
 async def test_spawn_visible_goes_to_the_cell(world):
-    await world.wire({"action": "agent.spawn", "name": "a", "visible": True, "nodeId": "n7"})
-    assert world.sessions.host_node("id-a") == "n7"
+    await world.wire({"action": "agent.spawn", "name": "a", "visible": True, "nodeId": "leaf-1"})
+    assert world.sessions.host_node("id-a") == "leaf-1"
 
 
 async def test_stop(world):
@@ -87,6 +90,25 @@ async def test_stop(world):
     assert not world.sessions.is_agent_live("id-a")
     out = await world.wire({"action": "agent.stop", "name": "a"})
     assert "not running" in out.detail
+
+
+async def test_a_stop_whose_caller_leaves_still_ends_and_is_logged_as_it_ended(world):
+    """A bridge that leaves cancels its call; the stop already begun is not left half done."""
+    await world.launch(LaunchRequest("a"))
+    (session,) = world.w.starter.structured
+    session.close_gate = asyncio.Event()
+    call = asyncio.create_task(world.wire({"action": "agent.stop", "name": "a"}, c.Source.MCP))
+    await until(lambda: session.closed_count == 1)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert world.log.records == []  # still stopping
+    session.close_gate.set()
+    await until(lambda: world.log.records)
+    (line,) = world.log.records
+    assert (line["action"], line["ok"], line["code"]) == ("agent.stop", True, None)
+    assert any(isinstance(e, AgentStopped) for e in world.events)
+    assert not world.sessions.is_agent_live("id-a")
 
 
 async def test_context_update_says_when_it_applies(world):

@@ -20,6 +20,7 @@ from idea.domain.events import (
     AgentStopped,
     AgentTurnFinished,
     AgentTurnStarted,
+    CliVersionChanged,
     DomainEvent,
     LayoutChanged,
     LiveStateChanged,
@@ -45,6 +46,7 @@ EVENTS: list[DomainEvent] = [
     LayoutChanged(),
     StoreFileQuarantined("layouts.json", "layouts.json.corrupt-1", "bad JSON"),
     ProjectTrustChanged("trusted"),
+    CliVersionChanged("codex", "0.171.0", "0.172.0"),
 ]
 
 

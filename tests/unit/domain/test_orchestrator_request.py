@@ -10,11 +10,14 @@ from hypothesis import strategies as st
 
 from idea.domain.commands import (
     COMMAND_TYPES,
+    AgentChanges,
     AskAgent,
     Command,
     CreateSkill,
+    DiscardAgentChanges,
     GetProjectWorkState,
     LaunchAgent,
+    MergeAgent,
     SetWorkState,
     SpawnAgent,
     StopAgent,
@@ -56,6 +59,9 @@ MINIMAL: dict[str, tuple[JsonObject, Command]] = {
         SetWorkState(Status.WORKING),
     ),
     "workstate.get": ({"action": "workstate.get"}, GetProjectWorkState()),
+    "agent.changes": ({"action": "agent.changes", "name": "dev"}, AgentChanges("dev")),
+    "agent.merge": ({"action": "agent.merge", "name": "dev"}, MergeAgent("dev")),
+    "agent.discard": ({"action": "agent.discard", "name": "dev"}, DiscardAgentChanges("dev")),
 }
 
 REQUIRED: list[tuple[str, str]] = [
@@ -70,6 +76,9 @@ REQUIRED: list[tuple[str, str]] = [
     ("skill.create", "description"),
     ("skill.create", "body"),
     ("workstate.set", "status"),
+    ("agent.changes", "name"),
+    ("agent.merge", "name"),
+    ("agent.discard", "name"),
 ]
 REQUIRED += [(action, "action") for action in MINIMAL]
 
@@ -81,6 +90,9 @@ NAME_FIELDS: list[tuple[str, str]] = [
     ("agent.stop", "name"),
     ("agent.context.update", "name"),
     ("skill.create", "name"),
+    ("agent.changes", "name"),
+    ("agent.merge", "name"),
+    ("agent.discard", "name"),
 ]
 BAD_NAMES = ["../x", "a/b", "a" * 65, "Upper", "-lead", ".hidden", "a b", "a\\b"]
 
@@ -374,3 +386,25 @@ def test_outcome_json_has_a_stable_shape() -> None:
         "reply": "done",
         "data": board,
     }
+
+
+@pytest.mark.parametrize(
+    ("request_", "field"),
+    [
+        ({"action": "agent.message", "targetAgent": "dev", "task": "a\ud800b"}, "task"),
+        ({"action": "agent.context.update", "name": "dev", "context": "\udfff"}, "context"),
+        ({"action": "skill.create", "name": "s", "description": "d", "body": "\ud83d"}, "body"),
+        ({"action": "workstate.set", "status": "idle", "intent": "x\udc00"}, "intent"),
+    ],
+)
+def test_text_with_a_lone_surrogate_is_invalid_naming_the_field(
+    request_: JsonObject, field: str
+) -> None:
+    # JSON carries it as a "\ud800" escape; no store could write it as UTF-8.
+    with pytest.raises(Invalid, match=f"^{field}: not valid Unicode text"):
+        validate_request(json.loads(json.dumps(request_)))
+
+
+def test_text_with_a_surrogate_pair_is_fine() -> None:
+    escaped = '{"action": "agent.message", "targetAgent": "dev", "task": "\\ud83d\\ude00"}'
+    assert validate_request(json.loads(escaped)) == AskAgent("dev", "\N{GRINNING FACE}")

@@ -14,7 +14,7 @@ from idea.domain.profile import (
 
 def test_builtins_cover_the_four_clis():
     profiles = builtin_profiles("/bin/zsh")
-    assert set(profiles) == {"claude", "codex", "gemini", "shell"}
+    assert set(profiles) == {"claude", "codex", "gemini", "qwen", "opencode", "shell"}
     assert profiles["shell"].command == ("/bin/zsh",)
     assert profiles["shell"].default_mode is Mode.TERMINAL
     assert not profiles["shell"].supports(Mode.STRUCTURED)

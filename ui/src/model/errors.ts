@@ -37,7 +37,7 @@ function sentence(e: ApiError): string {
   switch (e.code) {
     case "AGENT_ALREADY_RUNNING":
       return e.node_id
-        ? "This agent is already running in another cell. An agent has one live session at a time."
+        ? "This agent is already running in another cell: go to that cell, or move it here."
         : "This agent is already running in the background.";
     case "MISSING_FIELD":
       return `The field "${e.field ?? "?"}" is required. ${e.message}`;

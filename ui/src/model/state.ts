@@ -51,6 +51,14 @@ class Store {
     return result;
   }
 
+  /** Show the live agent `name` in cell `leafId`; the cell that showed it becomes empty. */
+  async moveAgent(name: string, leafId: string): Promise<void> {
+    const result = await api.call<{ layouts: Layouts }>("session.move", { name, node_id: leafId });
+    this.layouts = result.layouts;
+    this.notify();
+    await this.reloadAgents();
+  }
+
   activeTab(): Tab | null {
     const l = this.layouts;
     return l?.tabs.find((t) => t.id === l.active_tab) ?? l?.tabs[0] ?? null;

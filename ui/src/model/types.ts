@@ -14,11 +14,14 @@ export type AgentRow = {
   configured_mode: Mode | null;
   model: string | null;
   description: string | null;
-  context: string;
+  workspace: "project" | "worktree";
   live: boolean;
   node_id: string | null;
   status: Status;
 };
+
+// agents.get: a row with the agent's context (agents.list leaves it out: it may be large).
+export type AgentDetail = AgentRow & { context: string };
 
 export type Profile = {
   name: string;
@@ -105,4 +108,33 @@ export type TrustInfo = {
   root: string;
   would_run: { profile: string; command: string[]; overrides_builtin: boolean }[];
   resume: string[];
+};
+
+// doctor.run: one row per profile (DESIGN.md §17).
+export type Check = "ok" | "error" | "skipped";
+export type DoctorRow = {
+  profile: string;
+  path: string | null;
+  runs: string[];
+  version: string | null;
+  structured: Check;
+  mcp: Check;
+  live: Check;
+  detail: string;
+};
+
+// workspace.changes (DESIGN.md §14).
+export type FileChange = {
+  path: string;
+  status: "added" | "modified" | "deleted" | "renamed";
+  additions: number;
+  deletions: number;
+};
+export type WorkspaceChanges = {
+  branch: string;
+  base: string;
+  ahead: number;
+  files: FileChange[];
+  diff: string;
+  truncated: boolean;
 };

@@ -2,6 +2,7 @@
 
 import { ApiFailure } from "../model/api";
 import { describeError } from "../model/errors";
+import { CELL_GONE, refusalActions } from "../model/picker";
 import { store } from "../model/state";
 import type { ApiError } from "../model/types";
 import { clear, h } from "./dom";
@@ -12,16 +13,20 @@ export function bannerHost(): HTMLElement {
   return host;
 }
 
-export function showError(err: unknown, context?: string): void {
+/** The banner for `err`; `leafId` is the cell the failed action was for (it may offer to move
+ * an agent running elsewhere into it). */
+export function showError(err: unknown, context?: string, leafId?: string): void {
   const e: ApiError =
     err instanceof ApiFailure ? err.error : { code: "INTERNAL", message: String(err) };
-  const actions: HTMLElement[] = [];
-  if (e.code === "AGENT_ALREADY_RUNNING" && e.node_id) {
-    const nodeId = e.node_id;
-    actions.push(
-      h("button.btn", { onclick: () => (hide(), void goToCell(nodeId)) }, "Go to cell"),
-    );
-  }
+  const actions = refusalActions(e, leafId ?? null).map((action) =>
+    action.kind === "go-to"
+      ? h("button.btn", { onclick: () => (hide(), void goToCell(action.nodeId)) }, "Go to cell")
+      : h(
+          "button.btn",
+          { onclick: () => (hide(), void moveHere(e.agent_id, action.leafId)) },
+          "Move it here",
+        ),
+  );
   const { title, text } = describeError(e);
   clear(
     host,
@@ -36,18 +41,41 @@ export function showError(err: unknown, context?: string): void {
   );
 }
 
-export function showNotice(text: string): void {
-  clear(host, h("div.banner.notice", { role: "status" }, h("span.banner-text", {}, text)));
+export function showNotice(text: string, action?: { label: string; run: () => void }): void {
+  const button = action
+    ? [h("button.btn", { onclick: () => (hide(), action.run()) }, action.label)]
+    : [];
+  clear(
+    host,
+    h(
+      "div.banner.notice",
+      { role: "status" },
+      h("span.banner-text", {}, text),
+      ...button,
+      ...(action ? [h("button.btn.ghost", { onclick: hide, title: "Dismiss" }, "✕")] : []),
+    ),
+  );
 }
 
 export function hide(): void {
   clear(host);
 }
 
-/** Show the tab holding a cell and make the cell flash. */
+/** Show the live agent `agentId` in cell `leafId` (its other cell becomes empty). */
+export async function moveHere(agentId: string | undefined, leafId: string): Promise<void> {
+  const agent = store.agentById(agentId ?? null);
+  if (!agent) return showNotice("That agent is gone.");
+  try {
+    await store.moveAgent(agent.name, leafId);
+  } catch (err) {
+    showError(err, `Move ${agent.name}`);
+  }
+}
+
+/** Show the tab holding a cell and make the cell flash; say so if the cell is gone. */
 export async function goToCell(nodeId: string): Promise<void> {
   const found = store.findLeaf(nodeId);
-  if (!found) return;
+  if (!found) return showNotice(CELL_GONE);
   if (store.layouts?.active_tab !== found.tab.id) {
     try {
       await store.applyLayout({ op: "set_active_tab", tab_id: found.tab.id });

@@ -3,7 +3,7 @@
 import { api } from "../model/api";
 import { store } from "../model/state";
 import type { AgentRow, Leaf, View } from "../model/types";
-import { goToCell, showError } from "./banner";
+import { goToCell, moveHere, showError } from "./banner";
 import { ChatView } from "./chat";
 import { clear, h } from "./dom";
 import { agentPicker } from "./picker";
@@ -146,6 +146,7 @@ export class CellView {
           {},
           h("p", {}, `${agent.name} is live in another cell.`),
           h("button.btn", { onclick: () => void goToCell(nodeId) }, "Go to cell"),
+          h("button.btn", { onclick: () => void moveHere(agent.id, this.leaf.id) }, "Move it here"),
         ),
       );
     }
@@ -181,7 +182,7 @@ export class CellView {
       }
       await this.launch(agent, view, false);
     } catch (e) {
-      showError(e, `Open ${agent.name}`);
+      showError(e, `Open ${agent.name}`, this.leaf.id);
       this.update(this.leaf);
     }
   }
@@ -197,7 +198,7 @@ export class CellView {
         ...size,
       });
     } catch (e) {
-      showError(e, `Launch ${agent.name}`);
+      showError(e, `Launch ${agent.name}`, this.leaf.id);
     }
     await store.reloadAgents();
   }

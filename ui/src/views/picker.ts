@@ -1,15 +1,13 @@
-// The agent picker of a cell: every agent; one live in another cell is disabled with "go to cell".
+// The agent picker of a cell: every agent; one live in another cell is disabled, with "go to
+// cell" and "move here" (what each row offers is model/picker.ts).
 
+import { pickerOption } from "../model/picker";
 import { store } from "../model/state";
 import type { AgentRow, View } from "../model/types";
-import { goToCell } from "./banner";
+import { goToCell, moveHere } from "./banner";
 import { h } from "./dom";
 
 export type PickHandler = (agent: AgentRow, view: View) => void;
-
-export function defaultView(agent: AgentRow): View {
-  return agent.mode === "structured" ? "chat" : "terminal";
-}
 
 export function agentPicker(leafId: string, current: string | null, onPick: PickHandler): HTMLElement {
   if (!store.agents.length) {
@@ -32,38 +30,35 @@ function pickerRow(
   current: string | null,
   onPick: PickHandler,
 ): HTMLElement {
-  const elsewhere = agent.live && agent.node_id !== null && agent.node_id !== leafId;
-  const view = defaultView(agent);
-  const modes = store.profile(agent.profile)?.modes ?? [];
-  const otherView: View = view === "chat" ? "terminal" : "chat";
-  const canOther = modes.includes(otherView === "chat" ? "structured" : "terminal") && !agent.live;
-  const nodeId = agent.node_id;
+  const option = pickerOption(agent, leafId, store.profile(agent.profile)?.modes ?? []);
+  const { view, otherView, goToCell: nodeId } = option;
   return h(
     "li.picker-row",
     {
-      class: [elsewhere ? "disabled" : "", agent.id === current ? "current" : ""].join(" "),
+      class: [option.disabled ? "disabled" : "", agent.id === current ? "current" : ""].join(" "),
       dataset: { agent: agent.name },
     },
     h(
       "button.picker-main",
-      {
-        disabled: elsewhere,
-        title: elsewhere ? "Live in another cell" : `Open ${agent.name} as ${view}`,
-        onclick: () => onPick(agent, view),
-      },
+      { disabled: option.disabled, title: option.title, onclick: () => onPick(agent, view) },
       h("span.status-dot", { class: agent.live ? agent.status : "off" }),
       h("span.picker-name", {}, agent.name),
       h("span.picker-profile", {}, `${agent.profile} · ${view}`),
     ),
-    canOther && !elsewhere
+    otherView && !option.disabled
       ? h(
           "button.btn.small",
           { title: `Open as ${otherView}`, onclick: () => onPick(agent, otherView) },
           otherView,
         )
       : null,
-    elsewhere && nodeId
-      ? h("button.btn.small", { onclick: () => void goToCell(nodeId) }, "Go to cell")
+    nodeId ? h("button.btn.small", { onclick: () => void goToCell(nodeId) }, "Go to cell") : null,
+    option.moveHere
+      ? h(
+          "button.btn.small.move-here",
+          { title: `Show ${agent.name} here; its other cell empties`, onclick: () => void moveHere(agent.id, leafId) },
+          "Move here",
+        )
       : null,
   );
 }

@@ -41,10 +41,11 @@ from typing import Any
 import psutil
 
 from idea import __version__
-from idea.application.session_ports import StructuredSpec
-from idea.domain.errors import AgentFailed, IdeaError, Unavailable
+from idea.application.session_ports import AgentSession, StructuredSpec
+from idea.domain.errors import AgentFailed, IdeaError, Invalid, Unavailable
 from idea.domain.json_types import JsonObject
 from idea.domain.session_events import TurnFinished
+from idea.infrastructure.clis.adapter import PROBE_TOOL
 from idea.infrastructure.clis.codex.stream import (
     CodexMessage,
     CodexStream,
@@ -61,6 +62,7 @@ from idea.infrastructure.clis.codex.stream import (
     thread_params,
     turn_params,
 )
+from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
 from idea.infrastructure.clis.turn_session import TurnSession
 from idea.infrastructure.processes.cli_process import CliProcess
 from idea.infrastructure.processes.tree import ProcessRecord, is_alive, kill_tree_async
@@ -71,7 +73,6 @@ log = logging.getLogger(__name__)
 START_TIMEOUT_S = 90.0
 REQUEST_TIMEOUT_S = 15.0
 CLOSE_GRACE_S = 3.0
-_WRAPPERS = (".js", ".cmd", ".bat", ".ps1")
 _CLIENT_INFO: JsonObject = {
     "clientInfo": {"name": "idea", "title": "IdeA", "version": __version__},
     "capabilities": None,
@@ -87,18 +88,12 @@ async def start_codex_session(
 ) -> CodexSession:
     """Start ``codex app-server`` and open (or resume) the agent's thread.
 
-    ``program`` is the argv that runs Codex in place of ``[spec.executable]`` (tests run a fake
-    CLI under the current interpreter). Raises ``Unavailable`` naming the cause (with Codex's
+    ``program`` is the argv that runs Codex in place of ``spec.program`` (tests run a fake CLI
+    under the current interpreter). Raises ``Unavailable`` naming the cause (with Codex's
     stderr) if the process cannot start or the thread cannot be opened.
     """
-    if program is None:
-        if spec.executable.lower().endswith(_WRAPPERS):
-            raise Unavailable(
-                f"{spec.executable} is a launcher script; IdeA runs the native codex binary "
-                "(node_modules/@openai/codex-<platform>/vendor/<triple>/bin/codex)"
-            )
-        program = [spec.executable]
-    session = CodexSession(spec, [*program, "app-server", *spec.args, "--listen=stdio://"])
+    argv = [*(program or spec.program), "app-server", *spec.args, "--listen=stdio://"]
+    session = CodexSession(spec, argv)
     await session._open(spec.resume_conversation_id)
     return session
 
@@ -125,6 +120,8 @@ class CodexSession(TurnSession):
         """Cumulative token counts of the thread, as Codex last reported them."""
         self.turn_usage: dict[str, int] = {}
         """Token counts of the last finished turn."""
+        self.mcp_status: dict[str, McpStartup] = {}
+        """Each MCP server's start-up status, as Codex last reported it."""
 
     def pids(self) -> list[int]:
         proc = self._proc
@@ -175,6 +172,40 @@ class CodexSession(TurnSession):
     async def _abandon(self, proc: CliProcess) -> None:
         self._generation += 1  # its exit is no news: the caller reports the failure
         await proc.kill()
+
+    async def call_mcp_tool(self, tool: str, timeout: float = 30.0) -> str:
+        """Call ``tool`` of IdeA's MCP server as Codex loaded it for this thread, with no model
+        turn (``mcpServer/tool/call``): its text. Raises ``Unavailable`` naming why not."""
+        try:
+            async with asyncio.timeout(timeout):
+                while (status := self.mcp_status.get(MCP_SERVER_NAME)) is None or status.status in (
+                    "starting",
+                    "pending",
+                ):
+                    await asyncio.sleep(0.05)
+        except TimeoutError:
+            raise Unavailable(
+                f"codex did not start the MCP server {MCP_SERVER_NAME!r} within {timeout:g} s"
+            ) from None
+        if status.status != "ready":
+            raise Unavailable(
+                f"codex could not start the MCP server {MCP_SERVER_NAME!r}: "
+                f"{status.status} {status.error or ''}".strip()
+            )
+        params: JsonObject = {
+            "server": MCP_SERVER_NAME,
+            "threadId": self.conversation_id or "",
+            "tool": tool,
+            "arguments": {},
+        }
+        try:
+            async with asyncio.timeout(timeout):
+                result = await self._request("mcpServer/tool/call", params)
+        except (TimeoutError, _RpcRefused, AgentFailed) as exc:
+            raise Unavailable(f"codex could not call {tool}: {exc}") from None
+        content = result.get("content")
+        blocks = content if isinstance(content, list) else []
+        return "".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
 
     async def _request(self, method: str, params: JsonObject) -> JsonObject:
         """Send a request and wait for its result; raises ``_RpcRefused`` or ``AgentFailed``."""
@@ -244,8 +275,12 @@ class CodexSession(TurnSession):
                 self._finish(message)
         elif isinstance(message, UsageUpdated):
             self.thread_usage = message.total
-        elif isinstance(message, McpStartup) and message.status == "failed":
-            log.warning("%s: MCP server %s failed: %s", self.name, message.server, message.error)
+        elif isinstance(message, McpStartup):
+            self.mcp_status[message.server] = message
+            if message.status == "failed":
+                log.warning(
+                    "%s: MCP server %s failed: %s", self.name, message.server, message.error
+                )
         else:
             # An `error` notification is not terminal (retry notices): a failed turn still ends
             # with turn/completed, which carries the error.
@@ -397,3 +432,10 @@ def _usage_delta(before: JsonObject, after: JsonObject) -> dict[str, int]:
             base = previous if isinstance(previous, int) and previous <= value else 0
             delta[key] = value - base  # a smaller total comes from a fresh process
     return delta
+
+
+async def probe_codex_mcp(session: AgentSession) -> str:
+    """``CliAdapter.probe_mcp`` for codex."""
+    if not isinstance(session, CodexSession):
+        raise Invalid("not a codex session")
+    return await session.call_mcp_tool(PROBE_TOOL)

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from idea.application.session_ports import StructuredSpec
+from idea.application.session_ports import AgentSession, StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaError, Invalid, Unavailable
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
@@ -51,6 +51,7 @@ from idea.infrastructure.clis.gemini.stream import (
     GeminiNotice,
     GeminiStreamParser,
 )
+from idea.infrastructure.clis.mcp_list import connected_line, run_mcp_list
 from idea.infrastructure.clis.turn_session import TurnSession
 from idea.infrastructure.files.atomic import write_atomic
 from idea.infrastructure.files.json_document import encode_json
@@ -96,11 +97,11 @@ async def start_gemini_session(
 ) -> GeminiSession:
     """Write the run dir's settings and context, and return the session (no process runs yet).
 
-    ``program`` replaces ``spec.executable`` as the start of the command line (e.g.
+    ``program`` replaces ``spec.program`` as the start of the command line (e.g.
     ``[node, gemini.js]`` on Windows, or a fake CLI in tests). Raises ``Unavailable`` if the
     program is not an executable file, ``Internal`` if the run dir cannot be written.
     """
-    argv0 = tuple(program) if program else (spec.executable,)
+    argv0 = tuple(program) if program else spec.program
     if not (os.path.isfile(argv0[0]) and os.access(argv0[0], os.X_OK)):
         raise Unavailable(f"the Gemini CLI is not installed at {argv0[0]}")
     prepare_run_dir(spec)
@@ -190,6 +191,13 @@ class GeminiSession(TurnSession):
         self._retry: asyncio.Task[None] | None = None
         self._interrupted = False
         self._closing = False
+
+    async def check_mcp_server(self, timeout: float = 60.0) -> str:
+        """``gemini mcp list`` where the turns run: the line that says IdeA's server is
+        ``Connected`` (the CLI connects and pings it; no model turn). Raises ``Unavailable``."""
+        argv = (*self._program, "mcp", "list")
+        output = await run_mcp_list("gemini", argv, self._spec.run_dir, self._env, timeout)
+        return connected_line("gemini", output)
 
     def pids(self) -> list[int]:
         runs = (self._previous, self._run)
@@ -372,3 +380,10 @@ def _from_root(entry: str, root: str) -> str:
     if os.path.isabs(entry) or entry.startswith("~") or entry.lower().startswith("%userprofile%"):
         return entry
     return os.path.join(root, entry)
+
+
+async def probe_gemini_mcp(session: AgentSession) -> str:
+    """``CliAdapter.probe_mcp`` for gemini."""
+    if not isinstance(session, GeminiSession):
+        raise Invalid("not a gemini session")
+    return await session.check_mcp_server()

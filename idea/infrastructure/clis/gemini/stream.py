@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.session_events import SessionEvent, TextDelta, ToolResult, ToolUse, TurnFinished
+from idea.infrastructure.clis.answer_text import AnswerText
 from idea.infrastructure.clis.ndjson import NdjsonDecoder, NdjsonItem
 
 
@@ -49,7 +50,7 @@ GeminiItem = SessionEvent | GeminiInit | GeminiNotice
 class GeminiStreamParser:
     def __init__(self) -> None:
         self._lines = NdjsonDecoder()
-        self._segments: list[str] = [""]
+        self._answer = AnswerText()
         self._session_id: str | None = None
         self._last_error: str | None = None
         self._finished = False
@@ -91,10 +92,10 @@ class GeminiStreamParser:
             content = _str(obj.get("content"))
             if obj.get("role") != "assistant" or not content:
                 return None
-            self._segments[-1] += content
+            self._answer.add(content)
             return TextDelta(content)
         if kind == "tool_use":
-            self._segments.append("")
+            self._answer.tool_called()
             return ToolUse(
                 tool_id=_str(obj.get("tool_id")),
                 name=_str(obj.get("tool_name")),
@@ -117,20 +118,12 @@ class GeminiStreamParser:
             if is_error:
                 error = _message(obj.get("error")) or self._last_error or "the turn failed"
             return TurnFinished(
-                text=self._text(),
+                text=self._answer.text(),
                 is_error=is_error,
                 error=error,
                 conversation_id=self._session_id,
             )
         return None
-
-    def _text(self) -> str:
-        text = ""
-        for segment in self._segments:
-            if segment and text and not text.endswith("\n"):
-                text += "\n"
-            text += segment
-        return text
 
 
 def _str(value: JsonValue) -> str:

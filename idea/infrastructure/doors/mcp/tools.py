@@ -22,10 +22,12 @@ from idea.application.caller import AskProgress
 from idea.application.create_agent import DEFAULT_PROFILE
 from idea.domain.builtin_profiles import builtin_profile_names
 from idea.domain.commands import (
+    AgentChanges,
     AskAgent,
     Command,
     CreateSkill,
     GetProjectWorkState,
+    MergeAgent,
     SetWorkState,
     SpawnAgent,
     StopAgent,
@@ -222,6 +224,24 @@ TOOLS: tuple[Tool, ...] = (
         "liveness and queued asks.",
         {},
         action=GetProjectWorkState.ACTION,
+        result="data",
+    ),
+    Tool(
+        "idea_agent_changes",
+        "What an agent working in its own git worktree changed: each file with its status and "
+        "line counts, and the unified diff (cut when long). To review its work before a merge.",
+        {"name": _text(f"agent name ({_SLUG})")},
+        required=("name",),
+        action=AgentChanges.ACTION,
+        result="data",
+    ),
+    Tool(
+        "idea_agent_merge",
+        "Merge the work of an agent in its own git worktree into the project's current branch "
+        "(uncommitted work committed first). On a conflict nothing changes; files are listed.",
+        {"name": _text(f"agent name ({_SLUG})")},
+        required=("name",),
+        action=MergeAgent.ACTION,
         result="data",
     ),
 )

@@ -19,7 +19,7 @@ from idea.domain.errors import AgentFailed, IdeaTimeout, Invalid, Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
 from idea.infrastructure.clis.claude.session import start_claude_session
-from idea.infrastructure.clis.claude.stream import McpServerStatus
+from idea.infrastructure.clis.stream_json import McpServerStatus
 from tests.contracts.agent_session_contract import AgentSessionContract
 from tests.paths import FAKE_CLIS
 from tests.waiting import until
@@ -54,7 +54,7 @@ def world(tmp_path: Path) -> World:
     env.update(HOME=str(home), FAKE_CLAUDE_ARGV_LOG=str(argv_log))
     spec = StructuredSpec(
         kind=AdapterKind.CLAUDE,
-        executable=sys.executable,
+        program=(sys.executable,),
         cwd=str(project),
         run_dir=str(run_dir),
         env=env,
@@ -283,7 +283,7 @@ async def test_unknown_resume_id_fails_the_start(world, launch):
 
 
 async def test_missing_executable_is_unavailable(world):
-    spec = replace(world.spec, executable=str(world.project / "no-claude"))
+    spec = replace(world.spec, program=(str(world.project / "no-claude"),))
     with pytest.raises(Unavailable, match="no-claude"):
         await start_claude_session(spec)
 

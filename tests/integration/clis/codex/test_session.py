@@ -35,11 +35,11 @@ class Harness:
         self.sessions = []
         self.records: list[ProcessRecord] = []
 
-    def spec(self, resume=None, mcp=None, executable="/nowhere/codex", args=()) -> StructuredSpec:
+    def spec(self, resume=None, mcp=None, program=("/nowhere/codex",), args=()) -> StructuredSpec:
         env = {**os.environ, "CODEX_HOME": str(self.codex_home), "FAKE_CODEX_LOG": str(self.log)}
         return StructuredSpec(
             kind=AdapterKind.CODEX,
-            executable=executable,
+            program=program,
             cwd=str(self.project),
             run_dir=str(self.run_dir),
             env=env,
@@ -226,11 +226,3 @@ async def test_shutdown_during_a_turn_leaves_no_process(harness):
     with pytest.raises(Unavailable):
         await asyncio.wait_for(anext(turn), 10)
     assert session.pids() == []
-
-
-async def test_a_launcher_script_is_refused(harness):
-    with pytest.raises(Unavailable) as err:
-        await start_codex_session(
-            harness.spec(executable="/x/node_modules/@openai/codex/bin/codex.js")
-        )
-    assert "native codex binary" in err.value.message

@@ -50,7 +50,7 @@ class World:
         env.pop("GEMINI_CLI_TRUST_WORKSPACE", None)
         fields = {
             "kind": AdapterKind.GEMINI,
-            "executable": sys.executable,
+            "program": (sys.executable,),
             "cwd": str(self.project),
             "run_dir": str(self.run_dir),
             "env": env,
@@ -308,7 +308,7 @@ async def test_empty_prompt_is_invalid(world: World, start):
 
 
 async def test_a_missing_cli_is_unavailable(world: World):
-    spec = world.spec(executable=str(world.project / "no-such-gemini"))
+    spec = world.spec(program=(str(world.project / "no-such-gemini"),))
     with pytest.raises(Unavailable) as err:
         await start_gemini_session(spec)
     assert "no-such-gemini" in err.value.message

@@ -25,4 +25,4 @@ def test_every_built_in_structured_profile_is_in_the_registry():
 
 
 def test_the_names_users_are_shown_are_the_built_ins():
-    assert builtin_profile_names() == ("claude", "codex", "gemini", "shell")
+    assert builtin_profile_names() == ("claude", "codex", "gemini", "qwen", "opencode", "shell")

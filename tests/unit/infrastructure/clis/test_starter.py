@@ -15,6 +15,7 @@ from idea.domain.profile import AdapterKind, McpConfigFile, McpEnv, McpFlag, Pro
 from idea.endpoint import loopback
 from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.clis.adapter import CliAdapter
+from idea.infrastructure.clis.claude.session import probe_claude_mcp
 from idea.infrastructure.clis.claude.terminal import claude_terminal
 from idea.infrastructure.clis.declaration import write_declaration
 from idea.infrastructure.clis.starter import CliSessionStarter
@@ -119,7 +120,9 @@ async def test_structured_spec_and_pid_records(project, tmp_path):
         return session
 
     start = starter(
-        project, tmp_path, clis={AdapterKind.CLAUDE: CliAdapter(start_fake, claude_terminal)}
+        project,
+        tmp_path,
+        clis={AdapterKind.CLAUDE: CliAdapter(start_fake, claude_terminal, probe_claude_mcp)},
     )
     profile = Profile(
         name="tool",
@@ -129,7 +132,7 @@ async def test_structured_spec_and_pid_records(project, tmp_path):
     )
     session = await start.start_structured(AGENT, profile, resume_conversation_id="c-9")
     spec = seen[0]
-    assert spec.executable == str(tmp_path / "bin" / "tool")
+    assert spec.program == (str(tmp_path / "bin" / "tool"),)
     assert spec.args == ("--permission-mode", "acceptEdits")
     assert spec.cwd == str(project.root)
     assert spec.run_dir == str(project.run_dir("dev"))

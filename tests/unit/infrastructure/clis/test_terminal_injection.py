@@ -47,7 +47,7 @@ def spec(tmp_path: Path, kind: AdapterKind) -> StructuredSpec:
     run_dir.mkdir(parents=True, exist_ok=True)
     return StructuredSpec(
         kind=kind,
-        executable="/bin/true",
+        program=("/bin/true",),
         cwd=str(project),
         run_dir=str(run_dir),
         env={"HOME": str(tmp_path / "home")},

@@ -141,7 +141,7 @@ def test_profiles_that_do_not_parse_are_quarantined(paths, clock):
     with pytest.raises(CorruptFile):
         store.all()
     assert corrupt_files(paths.ideai) == [f"profiles.json.corrupt-{clock.ms}"]
-    assert set(store.all()) == {"claude", "codex", "gemini", "shell"}
+    assert set(store.all()) == {"claude", "codex", "gemini", "qwen", "opencode", "shell"}
 
 
 def test_layout_default_and_round_trip_with_unknown_fields(paths, clock):
@@ -223,3 +223,23 @@ def test_a_folder_or_a_fifo_named_like_an_agent_is_ignored_not_fatal(paths, cloc
     if hasattr(os, "mkfifo"):
         os.mkfifo(paths.agents / "y.md")
     assert [a.name for a in agents.all()] == ["a"]
+
+
+def test_a_copied_agent_file_becomes_an_agent_of_its_own(paths, clock):
+    """cp helper.md helper2.md: two agents, two ids; the older file keeps the id."""
+    notices = []
+    store = MarkdownAgentStore(paths, clock, SequentialIds("new"), lambda _: None, notices.append)
+    store.save(Agent(id="id-h", name="helper", profile="shell", context="You help."))
+    original = paths.agent_file("helper")
+    os.utime(original, ns=(1_000_000_000, 1_000_000_000))
+    paths.agent_file("helper2").write_bytes(original.read_bytes())
+    by_name = {a.name: a for a in store.all()}
+    assert by_name["helper"].id == "id-h"
+    assert by_name["helper2"].id.startswith("new-")
+    assert by_name["helper2"].context == "You help."
+    assert store.get("helper2").id == by_name["helper2"].id  # saved back: stable
+    assert store.get_by_id("id-h").name == "helper"
+    (notice,) = notices
+    assert (notice.name, notice.original, notice.old_id) == ("helper2", "helper", "id-h")
+    assert "helper2" in notice.message and "helper" in notice.message
+    assert [a.name for a in store.all()] == ["helper", "helper2"] and len(notices) == 1

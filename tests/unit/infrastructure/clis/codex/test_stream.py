@@ -312,7 +312,7 @@ def test_answers_to_server_requests():
 def spec(**kw) -> StructuredSpec:
     base = {
         "kind": AdapterKind.CODEX,
-        "executable": "/usr/bin/codex",
+        "program": ("/usr/bin/codex",),
         "cwd": "/proj",
         "run_dir": "/proj/.ideai/run/alice",
         "env": {},

@@ -296,6 +296,8 @@ async def test_tools_list_names_and_schemas(world):
         "idea_create_skill",
         "idea_workstate_set",
         "idea_workstate_get",
+        "idea_agent_changes",
+        "idea_agent_merge",
     ]
     for t in tools:
         assert set(t) == {"name", "description", "inputSchema"}

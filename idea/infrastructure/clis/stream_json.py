@@ -1,4 +1,5 @@
-"""Sans-I/O codec of Claude Code's stream-json protocol (protocols/AGENT_CLI_PROTOCOLS.md §A).
+"""Sans-I/O codec of Claude Code's stream-json protocol (protocols/AGENT_CLI_PROTOCOLS.md §A),
+which Qwen Code 0.24 speaks too (``--input-format/--output-format stream-json``).
 
 ``ClaudeStreamParser.feed(bytes)`` turns the CLI's stdout into session events plus the metadata
 the adapter needs; whatever the chunking, every complete line is decoded exactly once, in order.
@@ -224,8 +225,8 @@ def user_line(text: str, uuid: str) -> bytes:
     return encode_line({"type": "user", "message": message, "uuid": uuid})
 
 
-def control_request_line(request_id: str, subtype: str) -> bytes:
-    """``initialize`` or ``interrupt``; answered by a ``control_response`` naming ``request_id``."""
-    return encode_line(
-        {"type": "control_request", "request_id": request_id, "request": {"subtype": subtype}}
-    )
+def control_request_line(request_id: str, subtype: str, fields: JsonObject | None = None) -> bytes:
+    """``initialize``, ``interrupt``, ``mcp_call`` (``fields``: ``tool``, ``arguments``);
+    answered by a ``control_response`` naming ``request_id``."""
+    request: JsonObject = {"subtype": subtype, **(fields or {})}
+    return encode_line({"type": "control_request", "request_id": request_id, "request": request})

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
-from idea.infrastructure.clis.claude.stream import (
+from idea.infrastructure.clis.stream_json import (
     ClaudeInit,
     ClaudeResult,
     ClaudeStreamParser,

@@ -1,0 +1,1 @@
+"""OpenCode: JSON event codec, structured session (a process per turn), terminal injection."""

@@ -1,0 +1,1 @@
+"""Qwen Code: structured session (Claude Code's stream-json protocol), terminal injection."""

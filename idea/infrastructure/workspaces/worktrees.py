@@ -1,0 +1,428 @@
+"""Agents in git worktrees of their own (DESIGN.md §14): ``.ideai/worktrees/<agent>`` on branch
+``idea/<agent>``, made from the project's HEAD at the agent's first launch.
+
+Invariants:
+- Nothing is a surprise: a project that is not a git repository, that has no commit, whose tracked
+  files have uncommitted changes (the worktree would start without them), a branch ``idea/<agent>``
+  with another history, or a folder in the worktree's place → a clear error naming it.
+- Nothing the agent wrote is lost: before a merge its uncommitted work is committed on its branch.
+- Nothing is half applied: a merge is tried first without touching any file (``git merge-tree``);
+  on a conflict the project is untouched and ``CONFLICT`` lists the files. ``discard`` resets the
+  worktree and its branch to where the branch left the project's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from idea.domain.agent import Agent, Workspace
+from idea.domain.errors import Conflict, IdeaError, Invalid, NotFound, Unavailable
+from idea.domain.workspace import DIFF_MAX_CHARS, FileChange, MergeResult, WorkspaceChanges
+from idea.infrastructure.files.atomic import read_text, write_atomic
+from idea.infrastructure.stores.paths import ProjectPaths
+from idea.infrastructure.workspaces.git import git, listing_and_patch
+
+IGNORE_LINE = "worktrees/"
+SETUP_FILE = "worktree-setup"
+_STATUS = {
+    "A": "added",
+    "M": "modified",
+    "D": "deleted",
+    "R": "renamed",
+    "C": "added",
+    "T": "modified",
+}
+_MAX_LISTED = 20
+
+
+def branch_of(agent_name: str) -> str:
+    return f"idea/{agent_name}"
+
+
+SETUP_TIMEOUT_S = 600.0
+_SETUP_TAIL = 2000
+
+
+class GitWorktrees:
+    def __init__(self, paths: ProjectPaths, trusted: Callable[[], bool] = lambda: False) -> None:
+        self._paths = paths
+        self._trusted = trusted  # the project's own worktree-setup runs only once it is trusted
+
+    def folder(self, agent: Agent) -> Path:
+        """Where ``agent``'s CLI works: the project, or its worktree (made on first use).
+        Raises ``Invalid``, ``Conflict`` naming why it cannot be made."""
+        if agent.workspace is Workspace.PROJECT:
+            return self._paths.root
+        top = self._toplevel()
+        inside = self._paths.root.resolve().relative_to(top)
+        tree = self._tree(agent)
+        if self._registered(tree):
+            return tree / inside
+        self._make(agent, top, tree)
+        return tree / inside
+
+    def changes(self, agent: Agent) -> WorkspaceChanges:
+        """What the agent changed against where its branch left the project's, uncommitted work
+        included. Raises ``NotFound`` (no worktree yet), ``Invalid``."""
+        tree = self._existing(agent)
+        base = self._base(agent)
+        new = git(tree, "ls-files", "--others", "--exclude-standard", "-z").stdout
+        if new:  # new files show in the diff once git knows of them (the agent's own index)
+            git(
+                tree,
+                "add",
+                "--intent-to-add",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+                stdin=new,
+            )
+        listing, diff, truncated = listing_and_patch(tree, ["--no-renames", base], DIFF_MAX_CHARS)
+        statuses = _parse_raw(listing)
+        if truncated:  # the files past the cut: their counts from a second pass
+            numstat = git(tree, "diff", "--numstat", "-z", "--no-renames", base).stdout
+            by_path = _parse_numstat(numstat)
+            counts = [by_path.get(path, (0, 0)) for path, _ in statuses]
+        else:
+            counts = _count_patch(diff, len(statuses))
+        files = tuple(
+            FileChange(path, status, added, deleted)
+            for (path, status), (added, deleted) in zip(statuses, counts, strict=True)
+        )
+        return WorkspaceChanges(
+            branch=branch_of(agent.name),
+            base=base,
+            ahead=self._ahead(agent),
+            files=files,
+            diff=diff,
+            truncated=truncated,
+        )
+
+    def merge(self, agent: Agent, message: str) -> MergeResult:
+        """Commit the agent's uncommitted work on its branch, then merge the branch into the
+        project's current branch. Raises ``Conflict`` (listing the files; the project untouched),
+        ``NotFound``, ``Invalid``."""
+        tree = self._existing(agent)
+        branch = branch_of(agent.name)
+        self._commit_work(tree, message)
+        root = self._paths.root
+        into = git(root, "symbolic-ref", "--quiet", "--short", "HEAD", ok=(0, 1)).stdout.strip()
+        if not into:
+            raise Invalid("the project is not on a branch (detached HEAD): check one out first")
+        trial = git(root, "merge-tree", "--write-tree", "--name-only", "HEAD", branch, ok=(0, 1))
+        if trial.returncode == 1:
+            files = _conflicted(trial.stdout)
+            raise Conflict(
+                f"merging {branch} into {into} conflicts in {_listed(files)}; nothing was changed"
+            )
+        before = self._head(root)
+        # A crash during the merge is finished or undone at the next open (``reconcile``).
+        self._marker.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(self._marker, json.dumps({"agent": agent.name, "before": before}))
+        try:
+            done = git(
+                root,
+                "merge",
+                "--no-ff",
+                "--no-edit",
+                "-m",
+                message,
+                branch,
+                ok=(0, 1, 128),
+                identity=True,
+            )
+            if done.returncode != 0:
+                with contextlib.suppress(IdeaError):
+                    git(root, "merge", "--abort", ok=(0, 128))
+                words = " ".join((done.stderr or done.stdout).split())
+                raise Conflict(
+                    f"merging {branch} into {into} was refused; nothing was changed: {words}"
+                )
+        finally:
+            self._marker.unlink(missing_ok=True)
+        after = self._head(root)
+        changed = git(root, "diff", "--name-only", before, after).stdout.splitlines()
+        return MergeResult(branch, into, after, len(changed))
+
+    def discard(self, agent: Agent) -> str:
+        """Reset the worktree and its branch to where the branch left the project's; that
+        commit. Raises ``NotFound``, ``Invalid``."""
+        tree = self._existing(agent)
+        base = self._base(agent)
+        git(tree, "reset", "--hard", base)
+        git(tree, "clean", "-fd")
+        return base
+
+    def reconcile(self) -> list[str]:
+        """At open, before any agent runs (DESIGN.md §7): forget worktrees deleted by hand, drop
+        the index locks a killed git left in the agents' worktrees, and finish a merge IdeA was
+        doing when it died: merged, or undone (never half applied). What was done, in words."""
+        root = self._paths.root
+        done: list[str] = []
+        if git(root, "rev-parse", "--git-dir", ok=(0, 128)).returncode != 0:
+            return done
+        listed_before = git(root, "worktree", "list", "--porcelain").stdout
+        git(root, "worktree", "prune")
+        if git(root, "worktree", "list", "--porcelain").stdout != listed_before:
+            done.append("forgot worktrees deleted by hand")
+        for tree in sorted((self._paths.ideai / "worktrees").glob("*")):
+            gitdir = _gitdir_of(tree)
+            lock = gitdir / "index.lock" if gitdir is not None else None
+            if lock is not None and lock.exists():
+                lock.unlink(missing_ok=True)
+                done.append(f"removed a stale index lock in {tree.name}'s worktree")
+        if self._marker.exists():
+            done.append(self._finish_interrupted_merge())
+        return done
+
+    @property
+    def _marker(self) -> Path:
+        return self._paths.run / "merging.json"
+
+    def _finish_interrupted_merge(self) -> str:
+        """The merge commit is git's last step: if HEAD moved, the merge completed; if not, what
+        it had already put in the index and the files is taken back (``git reset --merge``, what
+        ``git merge --abort`` does: the user's own unstaged changes are kept)."""
+        root = self._paths.root
+        try:
+            record = json.loads(self._marker.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            record = {}
+        record = record if isinstance(record, dict) else {}
+        agent, before = record.get("agent"), record.get("before")
+        common = Path(git(root, "rev-parse", "--git-common-dir").stdout.strip())
+        gitdir = common if common.is_absolute() else root / common
+        if isinstance(before, str) and self._head(root) == before:
+            (gitdir / "index.lock").unlink(missing_ok=True)
+            git(root, "reset", "--merge", "--quiet", before)
+            outcome = f"undid the merge of {agent}'s work that was cut short"
+        else:
+            outcome = f"the merge of {agent}'s work had completed"
+        self._marker.unlink(missing_ok=True)
+        return outcome
+
+    # --- git ------------------------------------------------------------------------------------
+
+    def _toplevel(self) -> Path:
+        done = git(self._paths.root, "rev-parse", "--show-toplevel", ok=(0, 128))
+        if done.returncode != 0:
+            raise Invalid(
+                f"workspace: {self._paths.root} is not a git repository, so an agent cannot have "
+                "a worktree of its own there (git init, commit, then try again)"
+            )
+        return Path(done.stdout.strip()).resolve()
+
+    def _tree(self, agent: Agent) -> Path:
+        return self._paths.ideai / "worktrees" / agent.name
+
+    def _registered(self, tree: Path) -> bool:
+        listed = git(self._paths.root, "worktree", "list", "--porcelain").stdout
+        wanted = str(tree.resolve())
+        return (
+            any(line == f"worktree {wanted}" for line in listed.splitlines())
+            and (tree / ".git").exists()
+        )
+
+    def _existing(self, agent: Agent) -> Path:
+        if agent.workspace is not Workspace.WORKTREE:
+            raise Invalid(f"agent {agent.name} works in the project folder, not a worktree")
+        tree = self._tree(agent)
+        gitdir = _gitdir_of(tree)
+        if gitdir is None or not gitdir.is_dir():  # no worktree, or one deleted by hand
+            raise NotFound(
+                f"agent {agent.name} has no worktree yet (it is made at its first start)"
+            )
+        return tree
+
+    def _head(self, where: Path) -> str:
+        done = git(where, "rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1))
+        if done.returncode != 0:
+            raise Invalid("the project's repository has no commit yet: commit once, then try again")
+        return done.stdout.strip()
+
+    def _base(self, agent: Agent) -> str:
+        root = self._paths.root
+        done = git(root, "merge-base", "HEAD", branch_of(agent.name), ok=(0, 1))
+        if done.returncode != 0:
+            raise Invalid(f"{branch_of(agent.name)} shares no history with the project's branch")
+        return done.stdout.strip()
+
+    def _ahead(self, agent: Agent) -> int:
+        done = git(self._paths.root, "rev-list", "--count", f"HEAD..{branch_of(agent.name)}")
+        return int(done.stdout.strip() or 0)
+
+    def _make(self, agent: Agent, top: Path, tree: Path) -> None:
+        root, branch = self._paths.root, branch_of(agent.name)
+        head = self._head(root)
+        dirty = git(
+            top,
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+            "--",
+            ".",
+            ":(exclude,glob)**/.ideai/**",
+        ).stdout.splitlines()
+        if dirty:
+            files = [line[3:] for line in dirty]
+            raise Conflict(
+                f"the project has uncommitted changes ({_listed(files)}): {agent.name}'s worktree "
+                "would start without them; commit or stash them first"
+            )
+        if tree.exists():
+            with contextlib.suppress(OSError):
+                tree.rmdir()  # an empty folder left by a failed start
+            if tree.exists():
+                raise Conflict(f"{tree} exists and is not {agent.name}'s worktree: move it away")
+        self._ignore_worktrees()
+        git(root, "worktree", "prune")  # a worktree deleted by hand leaves its record behind
+        exists = git(root, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", ok=(0, 1))
+        if exists.returncode == 0:
+            related = git(root, "merge-base", head, branch, ok=(0, 1)).returncode == 0
+            if not related:
+                raise Conflict(
+                    f"a branch {branch} exists with another history: rename or delete it "
+                    f"(git branch -m {branch} {branch}-old)"
+                )
+            git(root, "worktree", "add", "--quiet", str(tree), branch)
+        else:
+            git(root, "worktree", "add", "--quiet", "-b", branch, str(tree), head)
+        self._setup(tree)
+
+    def _setup(self, tree: Path) -> None:
+        """``.ideai/worktree-setup``: what a fresh checkout lacks (dependencies, env files), run
+        in the new worktree, only in a trusted project. Raises ``Unavailable`` with its output's
+        end when it fails (the worktree stays; the next start runs nothing again)."""
+        script = self._paths.ideai / SETUP_FILE
+        if not script.is_file() or not self._trusted():
+            return
+        argv = ["cmd", "/c", str(script)] if sys.platform == "win32" else ["sh", str(script)]
+        try:
+            done = subprocess.run(
+                argv,
+                cwd=tree,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=SETUP_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise Unavailable(
+                f"{SETUP_FILE} did not finish within {SETUP_TIMEOUT_S:g} s in {tree}"
+            ) from None
+        if done.returncode != 0:
+            tail = (done.stdout + done.stderr).strip()[-_SETUP_TAIL:]
+            raise Unavailable(f"{SETUP_FILE} failed (exit {done.returncode}) in {tree}: {tail}")
+
+    def _commit_work(self, tree: Path, message: str) -> None:
+        git(tree, "add", "--all")
+        staged = git(tree, "diff", "--cached", "--quiet", ok=(0, 1))
+        if staged.returncode == 1:
+            git(tree, "commit", "--quiet", "--no-verify", "-m", message, identity=True)
+
+    def _ignore_worktrees(self) -> None:
+        """``.ideai/.gitignore`` ignores ``worktrees/`` (a project made before it did too)."""
+        path = self._paths.gitignore
+        text = read_text(path) or ""
+        if IGNORE_LINE not in text.splitlines():
+            write_atomic(
+                path, text + ("" if not text or text.endswith("\n") else "\n") + f"{IGNORE_LINE}\n"
+            )
+
+    def exists(self, agent: Agent) -> bool:
+        """Whether ``agent`` has a worktree (its first start made one)."""
+        gitdir = _gitdir_of(self._tree(agent))
+        return gitdir is not None and gitdir.is_dir()
+
+    def remove(self, agent: Agent) -> None:
+        """Remove the worktree and its branch (the agent is deleted and the user said so)."""
+        tree = self._tree(agent)
+        root = self._paths.root
+        if self._registered(tree):
+            git(root, "worktree", "remove", "--force", str(tree))
+        elif tree.exists():
+            shutil.rmtree(tree)
+        git(root, "worktree", "prune")
+        git(root, "branch", "-D", branch_of(agent.name), ok=(0, 1))
+
+
+def _gitdir_of(tree: Path) -> Path | None:
+    """A worktree's own git folder, from its ``.git`` file (``gitdir: <path>``)."""
+    try:
+        text = (tree / ".git").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    path = Path(text.removeprefix("gitdir:").strip())
+    return path if path.is_absolute() else tree / path
+
+
+def _parse_raw(out: str) -> list[tuple[str, str]]:
+    """``git diff --raw -z``: ``:<modes> <ids> <status>`` then the path, in git's order."""
+    fields = out.split("\0")
+    files: list[tuple[str, str]] = []
+    i = 0
+    while i + 1 < len(fields):
+        if fields[i].startswith(":"):
+            status = fields[i].split()[-1][:1]
+            files.append((fields[i + 1], _STATUS.get(status, "modified")))
+            i += 2
+        else:
+            i += 1
+    return files
+
+
+def _count_patch(patch: str, files: int) -> list[tuple[int, int]]:
+    """Added and deleted lines of each of ``files`` files of a whole patch, in its order (the
+    raw listing's): only lines inside hunks count, so a header (``+++ b/x``) is never taken for
+    content; a file without a hunk (binary, mode only) counts 0 and 0."""
+    counts: list[list[int]] = []
+    in_hunk = False
+    for line in patch.split("\n"):
+        if line.startswith("diff --git "):
+            counts.append([0, 0])
+            in_hunk = False
+        elif line.startswith("@@"):
+            in_hunk = True
+        elif in_hunk and counts and line[:1] in ("+", "-"):
+            counts[-1][0 if line[0] == "+" else 1] += 1
+    counts += [[0, 0]] * (files - len(counts))
+    return [(added, deleted) for added, deleted in counts[:files]]
+
+
+def _parse_numstat(out: str) -> dict[str, tuple[int, int]]:
+    counts: dict[str, tuple[int, int]] = {}
+    for record in out.split("\0"):
+        parts = record.split("\t", 2)
+        if len(parts) == 3:
+            counts[parts[2]] = (_count(parts[0]), _count(parts[1]))
+    return counts
+
+
+def _count(text: str) -> int:
+    return int(text) if text.isdigit() else 0  # "-" for a binary file
+
+
+def _conflicted(out: str) -> list[str]:
+    """``git merge-tree --write-tree --name-only``: the tree id, then the conflicted files, then
+    a blank line and the messages."""
+    lines = out.splitlines()[1:]
+    files: list[str] = []
+    for line in lines:
+        if not line:
+            break
+        files.append(line)
+    return files
+
+
+def _listed(files: list[str]) -> str:
+    shown = ", ".join(files[:_MAX_LISTED])
+    more = len(files) - _MAX_LISTED
+    return shown + (f" and {more} more" if more > 0 else "") if files else "some files"

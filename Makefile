@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 
 .PHONY: screenshots run test lint types contracts pytest bench soak clean ui package appimage \
 	bench-package ui-test test-deps real-clis builds \
-	installer installer-check
+	installer installer-check test-windows windows-build
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -59,7 +59,7 @@ pytest: $(STAMP) ui
 # What the whole suite runs that installs without root, each only when missing or stale: the
 # pinned real CLIs (npm), the frozen one-folder build and the AppImage. What needs root (Debian
 # packages) is .ci/run's; a test that skips for want of one names the apt-get install.
-test-deps: real-clis builds
+test-deps: real-clis builds windows-build
 
 real-clis: $(STAMP)
 	@if command -v npm >/dev/null; then PYTHON=$(abspath $(PY)) tests/real_cli/install.sh; \
@@ -82,7 +82,24 @@ builds: $(STAMP) ui
 	@if command -v objdump >/dev/null; then $(MAKE) --no-print-directory $(APPIMAGE); \
 	else echo "make test: no objdump (apt-get install binutils): the packaging tests skip"; fi
 
-test: lint types contracts ui-test test-deps pytest
+test: lint types contracts ui-test test-deps pytest test-windows
+
+# The Windows lane (tests/windows_lane/lane.py): the Windows tests under a real Windows CPython in
+# wine; its prefix, interpreter and wheels are cached in .wine-lane/ and redone when stale.
+# Without wine it prints a skip line, or fails with IDEA_REQUIRE_WINE=1 (.ci/run sets it).
+test-windows: $(STAMP) windows-build
+	$(PY) tests/windows_lane/lane.py test
+
+# The frozen Windows build, made by PyInstaller on build.spec under wine (tests/windows_lane):
+# dist/windows/idea/idea.exe; the NSIS installer's test installs it.
+WIN_FROZEN := dist/windows/idea/idea.exe
+$(WIN_FROZEN): $(PY_SOURCES) ui/dist/index.html tests/windows_lane/requirements-build.txt $(STAMP)
+	$(PY) tests/windows_lane/lane.py build
+	touch $(WIN_FROZEN)
+
+windows-build: $(STAMP) ui
+	@if command -v wine >/dev/null; then $(MAKE) --no-print-directory $(WIN_FROZEN); \
+	else echo "make test: no wine (apt-get install wine wine64): the Windows build is not made"; fi
 
 # The README's pictures, made by the end-to-end tests.
 screenshots: $(STAMP) ui
@@ -99,6 +116,7 @@ bench: $(STAMP) ui
 	$(PY) bench/keystroke_latency.py
 	$(PY) bench/ui_start.py
 	$(PY) bench/worktree_changes.py
+	$(PY) bench/wine_bridge_spawn.py
 
 soak: $(STAMP)
 	$(PY) bench/store_crash_soak.py
@@ -118,8 +136,9 @@ bench-package: $(STAMP)
 	$(PY) bench/frozen_spawn.py
 
 # The Windows installer (packaging/windows/README.md), compiled by Linux's makensis from a
-# one-folder build made on Windows: make installer WIN_DIST=<folder holding idea.exe>.
-WIN_DIST ?= dist/idea
+# one-folder build made on Windows or under wine (make windows-build):
+# make installer WIN_DIST=<folder holding idea.exe>.
+WIN_DIST ?= dist/windows/idea
 installer:
 	makensis -V2 -WX -DVERSION=$$($(PYTHON) -c 'import idea; print(idea.__version__)') \
 		-DDIST="$(abspath $(WIN_DIST))" packaging/windows/idea.nsi

@@ -104,6 +104,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _utf8_when_piped() -> None:
+    """Windows: a piped stdout/stderr defaults to the ANSI code page, where printing a project
+    path of another script (``C:\\项目``) raised UnicodeEncodeError and ended ``idea serve``;
+    what reads a pipe (scripts, tests, ``--json``) gets UTF-8, as on POSIX. A console takes
+    Unicode as is and is left alone."""
+    if sys.platform != "win32":
+        return
+    import io
+
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and not stream.isatty():
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["mcp-server"]:
@@ -115,6 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from idea.domain.errors import IdeaError, Internal
 
+    _utf8_when_piped()
     try:
         args = _parser().parse_args(args_list)
         if args.command is None:

@@ -7,7 +7,8 @@ payloads: ``send(bytes)``, ``recv() -> bytes`` (``EOFError`` once the app is gon
 which may be called from another thread and wakes a ``recv`` blocked in the main thread.
 
 Every message, the proof steps included, is one frame of ``idea.endpoint.loopback``, over a Unix
-socket (POSIX) or a named pipe opened as a file (Windows, ``\\\\.\\pipe\\…``).
+socket (POSIX) or a named pipe opened for overlapped I/O (Windows, ``\\\\.\\pipe\\…``): with a
+plain blocking handle the pump's pending read would hold up every write, the proof's included.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 import threading
 import time
 from collections import deque
-from typing import BinaryIO, Protocol
+from typing import Protocol
 
 from idea.endpoint import loopback
 
@@ -209,12 +210,20 @@ def _prove(channel: Channel, key: bytes, agent: str, deadline: float) -> None:
         )
 
 
-class PipeChannel:
-    """Frames over a Windows named pipe opened as a file (the app's pipe server restricts it to
-    the current user). A reader thread feeds a queue, so waits are bounded and ``close()`` wakes a
-    waiting ``recv()`` whatever the platform's blocking-read semantics."""
+class _Pipe(Protocol):
+    """A connected byte stream: ``idea.endpoint.overlapped_pipe.OverlappedPipe`` on Windows."""
 
-    def __init__(self, pipe: BinaryIO) -> None:
+    def read(self, size: int, /) -> bytes | None: ...
+    def write(self, data: memoryview, /) -> int | None: ...
+    def close(self) -> None: ...
+
+
+class PipeChannel:
+    """Frames over a Windows named pipe (the app's pipe server restricts it to the current
+    user). A reader thread feeds a queue, so waits are bounded and ``close()`` wakes a waiting
+    ``recv()`` whatever the platform's blocking-read semantics."""
+
+    def __init__(self, pipe: _Pipe) -> None:
         self._pipe = pipe
         self._frames: queue.Queue[bytes | None] = queue.Queue()
         self._lock = threading.Lock()
@@ -261,20 +270,30 @@ class PipeChannel:
 _PIPE_BUSY_RETRY_S = 0.01
 
 
+def _open_pipe(endpoint: str, deadline: float) -> _Pipe:
+    if sys.platform != "win32":  # named pipes: Windows only (mypy --platform win32 checks it)
+        raise EndpointUnavailable("named pipes are Windows only")
+    else:
+        from idea.endpoint.overlapped_pipe import open_client  # noqa: PLC0415
+
+        while True:
+            try:
+                return open_client(endpoint)
+            except FileNotFoundError:
+                raise EndpointUnavailable(
+                    f"no IdeA endpoint at {endpoint} (is the project open in IdeA?)"
+                ) from None
+            except BlockingIOError as exc:  # every instance busy: another bridge is accepted
+                if time.monotonic() >= deadline:
+                    raise EndpointUnavailable(f"cannot connect to {endpoint}: {exc}") from None
+                time.sleep(_PIPE_BUSY_RETRY_S)
+            except OSError as exc:
+                raise EndpointUnavailable(f"cannot connect to {endpoint}: {exc}") from None
+
+
 def _connect_pipe(endpoint: str, key: bytes, agent: str, timeout: float) -> PipeChannel:
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            pipe = open(endpoint, "r+b", buffering=0)  # noqa: SIM115 - owned by the channel
-            break
-        except FileNotFoundError:
-            raise EndpointUnavailable(
-                f"no IdeA endpoint at {endpoint} (is the project open in IdeA?)"
-            ) from None
-        except OSError as exc:  # all instances busy: another bridge is being accepted
-            if time.monotonic() >= deadline:
-                raise EndpointUnavailable(f"cannot connect to {endpoint}: {exc}") from None
-            time.sleep(_PIPE_BUSY_RETRY_S)
+    pipe = _open_pipe(endpoint, deadline)
     channel = PipeChannel(pipe)
     try:
         _prove(channel, key, agent, deadline)

@@ -1,14 +1,18 @@
 """The Windows installer (packaging/windows/idea.nsi, DESIGN.md §10), built and run on Linux.
 
-Debian's ``makensis`` compiles the script against a placeholder one-folder build (a dummy
-``idea.exe`` and ``_internal/``); Debian's 64-bit ``wine`` runs the installer and the uninstaller
-silently in a throwaway prefix. Checked: the files land in the user's programs folder, the
-start-menu shortcut points at ``idea.exe``, the uninstall key carries the package version, an
-upgrade replaces the bundled runtime, and the uninstaller (run as the key's QuietUninstallString
-says) leaves no file, shortcut or key behind.
+Debian's ``makensis`` compiles the script against the real frozen Windows build
+(``dist/windows/idea``: PyInstaller on ``build.spec`` under wine, ``make windows-build``), with a
+file of a non-ASCII name added to its ``_internal/``; Debian's 64-bit ``wine`` runs the installer
+and the uninstaller silently in a throwaway prefix. Checked: the files land in the user's programs
+folder, the installed ``idea.exe --version`` answers and its MCP bridge starts (and, with no app
+serving the project, says so on one stderr line and exits 1), the start-menu shortcut points at
+``idea.exe``, the uninstall key carries the package version, an upgrade replaces the bundled
+runtime, and the uninstaller (run as the key's QuietUninstallString says) leaves no file,
+shortcut or key behind. The bridge's full round trip on the same build is the Windows lane's
+(tests/packaging/test_frozen_windows.py).
 
 Skipped when ``makensis`` or ``wine`` is missing, unless ``IDEA_REQUIRE_NSIS=1`` (CI sets it),
-which turns the skip into a failure.
+which turns the skip into a failure; the build's absence likewise with ``IDEA_REQUIRE_PACKAGE=1``.
 """
 
 from __future__ import annotations
@@ -25,8 +29,10 @@ from pathlib import Path, PureWindowsPath
 import pytest
 
 import idea
+from tests.packaging.builds import require_build
 
 ROOT = Path(__file__).resolve().parents[2]
+WINDOWS_BUILD = ROOT / "dist" / "windows" / "idea"
 SCRIPT = ROOT / "packaging" / "windows" / "idea.nsi"
 TOOLS = ("makensis", "wine", "wineboot", "wineserver")
 UNINSTALL_KEY = r"Software\Microsoft\Windows\CurrentVersion\Uninstall\IdeA"
@@ -63,8 +69,20 @@ def tools() -> dict[str, str]:
     return _require_tools()
 
 
+def frozen_build(folder: Path, *extra: str) -> Path:
+    """A copy of the frozen Windows build, a non-ASCII name and ``extra`` files added."""
+    require_build(WINDOWS_BUILD / "idea.exe", "windows-build")
+    dist = folder / "idea"
+    shutil.copytree(WINDOWS_BUILD, dist)
+    (dist / "_internal" / "données").mkdir()
+    (dist / "_internal" / "données" / "thé.txt").write_text("placeholder", encoding="utf-8")
+    for name in extra:
+        (dist / "_internal" / name).write_text("placeholder", encoding="utf-8")
+    return dist
+
+
 def placeholder_build(folder: Path, *extra: str) -> Path:
-    """A stand-in for ``dist/idea``: the layout PyInstaller makes, a non-ASCII name included."""
+    """A stand-in for ``dist/idea`` where no build is installed: the layout PyInstaller makes."""
     dist = folder / "idea"
     (dist / "_internal" / "données").mkdir(parents=True)
     (dist / "idea.exe").write_bytes(b"MZ placeholder for the frozen idea.exe")
@@ -101,6 +119,20 @@ class Wine:
     tools: dict[str, str]
     prefix: Path
     env: dict[str, str]
+
+    def output(self, program: str, *args: str) -> subprocess.CompletedProcess[str]:
+        """A Windows console program's exit code and output (through pipes: a Windows python
+        cannot start with its stdout on a regular file)."""
+        return subprocess.run(
+            [self.tools["wine"], program, *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            env=self.env,
+            timeout=RUN_TIMEOUT_S,
+            check=False,
+        )
 
     def run(self, program: str, *args: str) -> None:
         """Run a Windows program and wait until every process it started has exited.
@@ -205,13 +237,17 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
+def files_under(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+
 def start_menu(wine: Wine) -> Path:
     return wine.user_dir / "AppData/Roaming/Microsoft/Windows/Start Menu/Programs"
 
 
 def test_silent_install_then_silent_uninstall(wine, tmp_path):
     version = idea.__version__
-    dist = placeholder_build(tmp_path / "dist")
+    dist = frozen_build(tmp_path / "dist")
     setup = compile_installer(wine.tools, dist, version, tmp_path / f"IdeA-{version}-setup.exe")
 
     wine.run(str(setup), "/S")
@@ -219,8 +255,23 @@ def test_silent_install_then_silent_uninstall(wine, tmp_path):
     install_dir = wine.user_dir / "AppData" / "Local" / "Programs" / "IdeA"
     assert (install_dir / "idea.exe").read_bytes() == (dist / "idea.exe").read_bytes()
     assert (install_dir / "_internal" / "données" / "thé.txt").is_file()
-    assert (install_dir / "_internal" / "base_library.zip").is_file()
-    assert (install_dir / "uninstall.exe").is_file()
+    assert files_under(install_dir) == files_under(dist) | {"uninstall.exe"}
+
+    installed = str(install_dir / "idea.exe")
+    answer = wine.output(installed, "--version")
+    assert answer.returncode == 0, answer.stderr
+    assert answer.stdout.strip() == f"idea {version}"
+    key = tmp_path / "agent.key"
+    key.write_bytes(bytes(range(32)))
+    endpoint = r"\\.\pipe\idea-0123456789abcdef"
+    bridge = wine.output(
+        installed, "mcp-server", "--endpoint", endpoint, "--project", "p", "--requester", "a",
+        "--key-file", "Z:" + str(key).replace("/", "\\"),
+    )  # fmt: skip
+    assert bridge.returncode == 1, bridge.stderr
+    assert bridge.stdout == ""  # nothing but JSON-RPC ever reaches stdout
+    assert f"no IdeA endpoint at {endpoint}" in bridge.stderr, bridge.stderr
+    wine.settle()
 
     shortcut = start_menu(wine) / "IdeA.lnk"
     target = r"C:\users" + "\\" + wine.user_dir.name + r"\AppData\Local\Programs\IdeA\idea.exe"
@@ -250,8 +301,8 @@ def test_silent_install_then_silent_uninstall(wine, tmp_path):
 
 
 def test_upgrade_replaces_the_runtime_and_the_version(wine, tmp_path):
-    old = placeholder_build(tmp_path / "old", "only_in_the_old_version.txt")
-    new = placeholder_build(tmp_path / "new")
+    old = frozen_build(tmp_path / "old", "only_in_the_old_version.txt")
+    new = frozen_build(tmp_path / "new")
     old_setup = compile_installer(wine.tools, old, "0.0.1", tmp_path / "IdeA-0.0.1-setup.exe")
     wine.run(str(old_setup), "/S")
     install_dir = wine.user_dir / "AppData" / "Local" / "Programs" / "IdeA"

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
 from idea.domain.errors import Unavailable
 from idea.infrastructure.processes.subreaper import register_waited, release_waited
@@ -23,6 +24,12 @@ log = logging.getLogger(__name__)
 
 _CHUNK = 64 * 1024
 _STDERR_TAIL = 16 * 1024
+
+
+class Job(Protocol):
+    """Windows: the session's job object (``job_windows.SessionJob``); closing it kills all."""
+
+    def close(self) -> None: ...
 
 
 class CliProcess:
@@ -37,6 +44,7 @@ class CliProcess:
         self._proc = proc
         self._tag = tag
         register_waited(proc.pid)  # asyncio reaps it, not the subreaper
+        self._job: Job | None = None
         self._name = name
         self._on_stdout = on_stdout
         self._on_exit = on_exit
@@ -81,7 +89,12 @@ class CliProcess:
         except OSError as exc:
             raise Unavailable(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
         tag = env.get(SESSION_TAG_VAR)
-        return cls(proc, os.path.basename(argv[0]), on_stdout, on_exit, tag)
+        process = cls(proc, os.path.basename(argv[0]), on_stdout, on_exit, tag)
+        if sys.platform == "win32":  # what leaves the tree is still in the job
+            from idea.infrastructure.processes.job_windows import job_for  # noqa: PLC0415
+
+            process._job = job_for(proc.pid)
+        return process
 
     @property
     def pid(self) -> int:
@@ -121,6 +134,9 @@ class CliProcess:
             await kill_tree_async(self._proc.pid, grace_s, self._tag)
         elif self._tag:  # gone (its pid may be reused): what it left behind carries the tag
             await asyncio.to_thread(kill_tagged, SESSION_TAG_VAR, self._tag, grace_s)
+        job, self._job = self._job, None
+        if job is not None:
+            job.close()
         return await self.wait()
 
     async def _pump_stdout(self) -> None:

@@ -189,4 +189,6 @@ def log(**fields: object) -> None:
 
 
 if __name__ == "__main__":
+    # The real CLI (node) writes UTF-8 whatever the platform; a Windows python's pipe is cp1252.
+    sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[attr-defined]
     sys.exit(main())

@@ -4,11 +4,14 @@
 one creates each pipe instance with a DACL granting access to the current user only and with
 ``PIPE_REJECT_REMOTE_CLIENTS``. Each connected instance is served through asyncio streams (a reader
 thread feeds a ``StreamReader``; writes go through a thread) so the listener's handshake and serve
-code is the same as for Unix sockets. Imported only on Windows.
+code is the same as for Unix sockets. Every instance is overlapped
+(``idea.endpoint.overlapped_pipe``): the pump's pending read never holds up a write to the same
+instance. Imported only on Windows.
 """
 
 from __future__ import annotations
 
+import _winapi
 import asyncio
 import contextlib
 import ctypes
@@ -23,19 +26,59 @@ from idea.application.tasks import TaskSet
 
 assert sys.platform == "win32"
 
+from idea.endpoint.overlapped_pipe import (  # noqa: E402 - names exist on Windows only
+    ERROR_PIPE_CONNECTED,
+    OverlappedPipe,
+    new_event,
+    set_event,
+)
+
 log = logging.getLogger(__name__)
 
 _kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
 _advapi32 = ctypes.WinDLL("advapi32", use_last_error=True)
+# Declared: without a restype a HANDLE comes back as a C int (GetCurrentProcess's -1 would be
+# passed on as 0xFFFFFFFF, and an INVALID_HANDLE_VALUE would never compare equal).
+_kernel32.GetCurrentProcess.restype = wintypes.HANDLE
+_kernel32.GetCurrentProcess.argtypes = []
+_kernel32.CreateNamedPipeW.restype = wintypes.HANDLE
+_kernel32.CreateNamedPipeW.argtypes = [
+    wintypes.LPCWSTR,
+    wintypes.DWORD,
+    wintypes.DWORD,
+    wintypes.DWORD,
+    wintypes.DWORD,
+    wintypes.DWORD,
+    wintypes.DWORD,
+    wintypes.LPVOID,
+]
+_kernel32.LocalFree.restype = wintypes.HLOCAL
+_kernel32.LocalFree.argtypes = [wintypes.HLOCAL]
+_kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
+_advapi32.OpenProcessToken.argtypes = [wintypes.HANDLE, wintypes.DWORD, wintypes.PHANDLE]
+_advapi32.GetTokenInformation.argtypes = [
+    wintypes.HANDLE,
+    ctypes.c_int,
+    wintypes.LPVOID,
+    wintypes.DWORD,
+    wintypes.PDWORD,
+]
+_advapi32.ConvertSidToStringSidW.argtypes = [wintypes.LPVOID, ctypes.POINTER(wintypes.LPWSTR)]
+_advapi32.ConvertStringSecurityDescriptorToSecurityDescriptorW.argtypes = [
+    wintypes.LPCWSTR,
+    wintypes.DWORD,
+    ctypes.POINTER(wintypes.LPVOID),
+    wintypes.PULONG,
+]
 
 PIPE_ACCESS_DUPLEX = 0x00000003
 FILE_FLAG_FIRST_PIPE_INSTANCE = 0x00080000
+FILE_FLAG_OVERLAPPED = 0x40000000
 PIPE_TYPE_BYTE = 0x00000000
 PIPE_READMODE_BYTE = 0x00000000
 PIPE_WAIT = 0x00000000
 PIPE_REJECT_REMOTE_CLIENTS = 0x00000008
 PIPE_UNLIMITED_INSTANCES = 255
-ERROR_PIPE_CONNECTED = 535
 INVALID_HANDLE_VALUE = ctypes.c_void_p(-1).value
 TOKEN_QUERY = 0x0008
 TOKEN_USER_CLASS = 1
@@ -50,7 +93,7 @@ class _SecurityAttributes(ctypes.Structure):
     ]
 
 
-def _current_user_sid() -> str:
+def current_user_sid() -> str:
     token = wintypes.HANDLE()
     process = _kernel32.GetCurrentProcess()
     if not _advapi32.OpenProcessToken(process, TOKEN_QUERY, ctypes.byref(token)):
@@ -75,10 +118,15 @@ def _current_user_sid() -> str:
         _kernel32.CloseHandle(token)
 
 
+def pipe_sddl(sid: str) -> str:
+    """The pipe's security descriptor: a protected DACL with one entry, ``sid``'s full access."""
+    return f"D:P(A;;GA;;;{sid})"
+
+
 def _security_attributes() -> _SecurityAttributes:
     """Full access for the current user, nobody else (protected DACL)."""
     descriptor = wintypes.LPVOID()
-    sddl = f"D:P(A;;GA;;;{_current_user_sid()})"
+    sddl = pipe_sddl(current_user_sid())
     if not _advapi32.ConvertStringSecurityDescriptorToSecurityDescriptorW(
         sddl, 1, ctypes.byref(descriptor), None
     ):
@@ -87,10 +135,10 @@ def _security_attributes() -> _SecurityAttributes:
 
 
 class _PipeWriter:
-    """The parts of ``asyncio.StreamWriter`` the listener uses, over a pipe handle."""
+    """The parts of ``asyncio.StreamWriter`` the listener uses, over one pipe instance."""
 
-    def __init__(self, handle: int, loop: asyncio.AbstractEventLoop) -> None:
-        self._handle = handle
+    def __init__(self, pipe: OverlappedPipe, loop: asyncio.AbstractEventLoop) -> None:
+        self._pipe = pipe
         self._loop = loop
         self._lock = threading.Lock()
         self._pending: list[bytes] = []
@@ -105,19 +153,11 @@ class _PipeWriter:
             await self._loop.run_in_executor(None, self._write_all, data)
 
     def _write_all(self, data: bytes) -> None:
-        with self._lock:
-            view = memoryview(data)
-            while view:
-                written = wintypes.DWORD()
-                if not _kernel32.WriteFile(
-                    self._handle,
-                    bytes(view[:BUFFER]),
-                    min(len(view), BUFFER),
-                    ctypes.byref(written),
-                    None,
-                ):
-                    raise ConnectionResetError("the MCP bridge closed the pipe")
-                view = view[written.value :]
+        with self._lock:  # frames from two drains never interleave
+            try:
+                self._pipe.write(data)
+            except BrokenPipeError as exc:
+                raise ConnectionResetError("the MCP bridge closed the pipe") from exc
 
     def is_closing(self) -> bool:
         return self._closed
@@ -125,8 +165,7 @@ class _PipeWriter:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            _kernel32.DisconnectNamedPipe(self._handle)
-            _kernel32.CloseHandle(self._handle)
+            self._pipe.close()
 
     async def wait_closed(self) -> None:
         return None
@@ -141,7 +180,7 @@ class PipeServer:
         self._on_client = on_client
         self._loop = asyncio.get_running_loop()
         self._attributes = _security_attributes()
-        self._stopping = False
+        self._stop = new_event()
         self._first = True
         self._ready: int | None = None
         self._thread = threading.Thread(target=self._accept_forever, daemon=True)
@@ -153,13 +192,18 @@ class PipeServer:
         self._thread.start()
 
     def close(self) -> None:
-        """Stop accepting; a dummy connection unblocks the waiting ``ConnectNamedPipe``."""
-        self._stopping = True
-        with contextlib.suppress(OSError), open(self.name, "r+b", buffering=0):
-            pass
+        """Stop accepting: the waiting connect is abandoned and its instance closed."""
+        set_event(self._stop)
+        if not self._thread.is_alive() and self._ready is not None:
+            _winapi.CloseHandle(self._ready)
+            self._ready = None
 
     def _new_instance(self) -> int:
-        mode = PIPE_ACCESS_DUPLEX | (FILE_FLAG_FIRST_PIPE_INSTANCE if self._first else 0)
+        mode = (
+            PIPE_ACCESS_DUPLEX
+            | FILE_FLAG_OVERLAPPED
+            | (FILE_FLAG_FIRST_PIPE_INSTANCE if self._first else 0)
+        )
         handle = _kernel32.CreateNamedPipeW(
             self.name,
             mode,
@@ -170,40 +214,55 @@ class PipeServer:
             0,
             ctypes.byref(self._attributes),
         )
-        if handle == INVALID_HANDLE_VALUE:
+        if handle is None or handle == INVALID_HANDLE_VALUE:
             raise ctypes.WinError(ctypes.get_last_error())
         self._first = False
         return int(handle)
 
     def _accept_forever(self) -> None:
-        while not self._stopping:
+        while True:
             try:
                 handle, self._ready = self._ready or self._new_instance(), None
             except OSError:
                 log.exception("MCP endpoint: cannot create a pipe instance")
                 return
-            connected = _kernel32.ConnectNamedPipe(handle, None)
-            if not connected and ctypes.get_last_error() != ERROR_PIPE_CONNECTED:
-                _kernel32.CloseHandle(handle)
+            outcome = self._connect(handle)
+            if outcome == "connected":
+                self._loop.call_soon_threadsafe(self._serve, handle)
                 continue
-            if self._stopping:
-                _kernel32.CloseHandle(handle)
+            _winapi.CloseHandle(handle)
+            if outcome == "stopped":
+                _winapi.CloseHandle(self._stop)
                 return
-            self._loop.call_soon_threadsafe(self._serve, handle)
+
+    def _connect(self, handle: int) -> str:
+        """Wait for a client on ``handle``: ``connected``, ``failed`` (a client that left before
+        it was accepted) or ``stopped`` (``close()`` was called)."""
+        try:
+            ov = _winapi.ConnectNamedPipe(handle, overlapped=True)
+        except OSError as exc:  # connected between CreateNamedPipe and now: fine
+            return "connected" if exc.winerror == ERROR_PIPE_CONNECTED else "failed"
+        done = _winapi.WaitForMultipleObjects([ov.event, self._stop], False, _winapi.INFINITE)
+        if done != _winapi.WAIT_OBJECT_0:
+            ov.cancel()
+            with contextlib.suppress(OSError):
+                ov.GetOverlappedResult(True)  # the aborted connect, before ov goes away
+            return "stopped"
+        try:
+            ov.GetOverlappedResult(True)
+        except OSError as exc:
+            log.info("MCP endpoint: a client left before it was accepted (%s)", exc)
+            return "failed"
+        return "connected"
 
     def _serve(self, handle: int) -> None:
+        pipe = OverlappedPipe(handle)
         reader = asyncio.StreamReader()
-        writer = _PipeWriter(handle, self._loop)
-        threading.Thread(target=self._pump, args=(handle, reader), daemon=True).start()
+        writer = _PipeWriter(pipe, self._loop)
+        threading.Thread(target=self._pump, args=(pipe, reader), daemon=True).start()
         self._clients.spawn(self._on_client(reader, writer), name="mcp pipe client")
 
-    def _pump(self, handle: int, reader: asyncio.StreamReader) -> None:
-        buffer = ctypes.create_string_buffer(BUFFER)
-        while True:
-            read = wintypes.DWORD()
-            if not _kernel32.ReadFile(handle, buffer, BUFFER, ctypes.byref(read), None):
-                break
-            if read.value == 0:
-                break
-            self._loop.call_soon_threadsafe(reader.feed_data, buffer.raw[: read.value])
+    def _pump(self, pipe: OverlappedPipe, reader: asyncio.StreamReader) -> None:
+        while chunk := pipe.read(BUFFER):
+            self._loop.call_soon_threadsafe(reader.feed_data, chunk)
         self._loop.call_soon_threadsafe(reader.feed_eof)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -21,18 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from idea.domain.agent import Agent, Workspace
 from idea.infrastructure.stores.paths import ProjectPaths
 from idea.infrastructure.workspaces.worktrees import GitWorktrees
+from tests.git_repos import git
 
 AGENT = Agent(id="id-dev", name="dev", profile="claude", workspace=Workspace.WORKTREE)
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=B", "-c", "user.email=b@example.invalid", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 def project_with_changes(root: Path) -> tuple[GitWorktrees, Path, str]:

@@ -33,7 +33,7 @@ def locked(path: Path, wait_s: float = WAIT_S) -> Iterator[None]:
         raise os_error("lock", lock_path, exc) from exc
     try:
         deadline = time.monotonic() + wait_s
-        while not _try_lock(fd):
+        while not try_lock(fd):
             if time.monotonic() >= deadline:
                 raise Internal(
                     f"{path} is being written by another IdeA for more than {wait_s:g} s"
@@ -44,11 +44,14 @@ def locked(path: Path, wait_s: float = WAIT_S) -> Iterator[None]:
         os.close(fd)  # closing drops the lock
 
 
-def _try_lock(fd: int) -> bool:
+def try_lock(fd: int, offset: int = 0) -> bool:
+    """Take the exclusive lock on ``fd`` without waiting; False if another holds it. Windows
+    locks one byte at ``offset`` (readers of that byte are refused); POSIX flocks the file (it
+    also conflicts between two opens in one process)."""
     if sys.platform == "win32":
         import msvcrt  # noqa: PLC0415
 
-        os.lseek(fd, 0, os.SEEK_SET)
+        os.lseek(fd, offset, os.SEEK_SET)
         try:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
         except OSError:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from pathlib import Path
 
 from idea.domain.errors import Conflict
+from idea.infrastructure.files.file_lock import try_lock
 from idea.infrastructure.files.os_errors import os_errors
 
 WINDOWS_LOCK_OFFSET = 1 << 20
@@ -31,7 +31,7 @@ class ProjectLock:
         with os_errors("open", path):
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        if not _try_lock(fd):
+        if not try_lock(fd, WINDOWS_LOCK_OFFSET):
             owner = _read_owner(fd)
             os.close(fd)
             who = f" (process {owner})" if owner else ""
@@ -50,27 +50,6 @@ class ProjectLock:
         fd, self._fd = self._fd, None
         if fd is not None:
             os.close(fd)  # closing drops the lock
-
-
-def _try_lock(fd: int) -> bool:
-    if sys.platform == "win32":
-        import msvcrt  # noqa: PLC0415
-
-        # Windows locks a byte range (readers of it are refused): one byte past the pid's text.
-        os.lseek(fd, WINDOWS_LOCK_OFFSET, os.SEEK_SET)
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-    import fcntl  # noqa: PLC0415
-
-    try:
-        # flock, not fcntl locks: it also conflicts between two opens in one process.
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
 
 
 def _read_owner(fd: int) -> str:

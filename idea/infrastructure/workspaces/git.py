@@ -68,33 +68,6 @@ def has_identity(cwd: Path) -> bool:
     return done.returncode == 0 and bool(done.stdout.strip())
 
 
-def bounded_output(cwd: Path, args: Sequence[str], limit: int) -> tuple[str, bool]:
-    """The first ``limit`` characters ``git <args>`` prints, and whether there was more (git is
-    stopped there: a diff of a thousand files is not read whole to show its start)."""
-    exe = shutil.which("git")
-    if exe is None:
-        raise Unavailable("git is not installed")
-    with subprocess.Popen(
-        [exe, *args],
-        cwd=cwd,
-        env={**os.environ, **_ENV},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-    ) as proc:
-        assert proc.stdout is not None
-        text = proc.stdout.read(limit + 1)
-        more = len(text) > limit
-        if more:
-            proc.kill()
-        else:
-            proc.stdout.read()
-        proc.wait(timeout=TIMEOUT_S)
-    return text[:limit], more
-
-
 def listing_and_patch(cwd: Path, args: Sequence[str], limit: int) -> tuple[str, str, bool]:
     """``git diff --raw -p -z <args>``, one pass of git's over the files: its NUL-separated raw
     listing whole, then the first ``limit`` characters of the patch, and whether the patch went

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -19,6 +17,7 @@ from idea.domain import commands as c
 from idea.domain.agent import Agent, Workspace
 from idea.domain.errors import Conflict
 from idea.domain.profile import Mode
+from tests.git_repos import git
 from tests.integration.test_real_delegation import offline_environment
 from tests.real_cli import clis
 from tests.real_cli.mock_model import MockModel, Request, ToolCall, last_prompt, last_tool_result
@@ -32,17 +31,6 @@ pytestmark = [
 ]
 
 ORDER = re.compile(r"WRITE (\S+) (\S+) SAYING (\S+)")
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    ).stdout
 
 
 def respond(request: Request):

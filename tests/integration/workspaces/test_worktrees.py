@@ -4,7 +4,6 @@ changes listed with their diff, merged with nothing half-applied, discarded back
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,22 +12,12 @@ from idea.domain.agent import Agent, Workspace
 from idea.domain.errors import Conflict, Invalid, NotFound, Unavailable
 from idea.infrastructure.stores.paths import GITIGNORE, ProjectPaths
 from idea.infrastructure.workspaces.worktrees import GitWorktrees
+from tests.git_repos import git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 DEV = Agent(id="id-dev", name="dev", profile="claude", workspace=Workspace.WORKTREE)
 QA = Agent(id="id-qa", name="qa", profile="claude", workspace=Workspace.WORKTREE)
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    ).stdout
 
 
 @pytest.fixture

@@ -347,6 +347,8 @@ MAPPINGS = [
         c.SetWorkState(Status.BLOCKED, intent="ship", ticket="T-1", progress="half"),
     ),
     ("idea_workstate_get", {}, c.GetProjectWorkState()),
+    ("idea_agent_changes", {"name": "bob"}, c.AgentChanges("bob")),
+    ("idea_agent_merge", {"name": "bob"}, c.MergeAgent("bob")),
 ]
 
 

@@ -61,6 +61,8 @@ def bootstrap_test_app(
     ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
     queue_cap_s: float = DEFAULT_QUEUE_CAP_S,
     layouts: Layouts | None = None,
+    caller_timeout_s: float | None = None,
+    margin_s: float = 0.2,
 ) -> AppWorld:
     """The application over in-memory stores, a fake clock and fake CLIs; the layout is one tab
     with one empty cell, ``leaf-1``, unless ``layouts`` says otherwise."""
@@ -90,6 +92,8 @@ def bootstrap_test_app(
         trust=stores["trust"],
         ask_timeout_s=ask_timeout_s,
         queue_cap_s=queue_cap_s,
+        caller_timeout_s=caller_timeout_s,
+        margin_s=margin_s,
     )
     return AppWorld(core=core, **stores)
 

@@ -20,7 +20,12 @@ from idea.app.doctor import DoctorRow, run_doctor
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import Core, ProjectRuntime, ProjectServices
 from idea.application.answer_request import answer_request, error_response
-from idea.application.ask_agent import DEFAULT_QUEUE_CAP_S, DEFAULT_TURN_TIMEOUT_S, AgentAsker
+from idea.application.ask_agent import (
+    DEADLINE_MARGIN_S,
+    DEFAULT_QUEUE_CAP_S,
+    DEFAULT_TURN_TIMEOUT_S,
+    AgentAsker,
+)
 from idea.application.event_bus import EventBus
 from idea.application.handlers import HANDLERS, Handler
 from idea.application.launch_agent import AgentLauncher
@@ -174,6 +179,8 @@ def wire_core(
     trust: ProjectTrust,
     ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
     queue_cap_s: float = DEFAULT_QUEUE_CAP_S,
+    caller_timeout_s: float | None = None,
+    margin_s: float = DEADLINE_MARGIN_S,
 ) -> Core:
     """The use cases and the command table over these ports."""
     bus = EventBus()
@@ -181,7 +188,14 @@ def wire_core(
     launcher = AgentLauncher(agents, profiles, sessions, starter, bus, clock, trust)
     stopper = AgentStopper(agents, sessions, bus)
     asker = AgentAsker(
-        agents, sessions, launcher, bus, default_timeout_s=ask_timeout_s, queue_cap_s=queue_cap_s
+        agents,
+        sessions,
+        launcher,
+        bus,
+        default_timeout_s=ask_timeout_s,
+        queue_cap_s=queue_cap_s,
+        caller_timeout_s=caller_timeout_s,
+        margin_s=margin_s,
     )
     dependencies: dict[str, object] = {
         "agents": agents,
@@ -206,16 +220,21 @@ def wire_core(
 
 
 def default_starter(
-    services: ProjectServices, with_mcp: bool, base_env: Mapping[str, str] | None = None
+    services: ProjectServices,
+    with_mcp: bool,
+    base_env: Mapping[str, str] | None = None,
+    tool_timeout_s: float = TOOL_TIMEOUT_S,
 ) -> CliSessionStarter:
-    """The real CLIs; ``base_env`` (default: this process's environment) is what they inherit."""
+    """The real CLIs; ``base_env`` (default: this process's environment) is what they inherit;
+    ``tool_timeout_s`` is the MCP tool timeout declared to them (give ``project_runtime`` the
+    same, so that their asks end first)."""
     return CliSessionStarter(
         services.paths,
         services.info.id,
         default_terminal_launcher(),
         CLIS,
         base_env=base_env,
-        tool_timeout_s=TOOL_TIMEOUT_S,
+        tool_timeout_s=tool_timeout_s,
         with_mcp=with_mcp,
         folder_of=services.workspaces.folder,
     )
@@ -225,8 +244,11 @@ def project_runtime(
     services: ProjectServices,
     starter: SessionStarter,
     ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
+    tool_timeout_s: float = TOOL_TIMEOUT_S,
 ) -> ProjectRuntime:
-    """One project's runtime: its core, its file door and its MCP listener (not started)."""
+    """One project's runtime: its core, its file door and its MCP listener (not started).
+    ``tool_timeout_s``: the MCP tool timeout the starter declares to the CLIs; asks from them
+    end before it."""
     s = services
     core = wire_core(
         agents=s.agents,
@@ -241,6 +263,7 @@ def project_runtime(
         ids=s.ids,
         trust=s.trust,
         ask_timeout_s=ask_timeout_s,
+        caller_timeout_s=tool_timeout_s,
     )
 
     async def answer_file(request_id: str, body: JsonValue, problem: Invalid | None) -> JsonObject:
@@ -283,12 +306,17 @@ async def open_project(
     resume: bool = True,
     file_door: bool = True,
     ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
+    tool_timeout_s: float = TOOL_TIMEOUT_S,
 ) -> ProjectRuntime:
     """Open the project in ``root`` (making it one if needed). Raises ``Conflict`` (open in
-    another IdeA process), ``Invalid``, ``CorruptFile`` (project.json), ``Internal``."""
+    another IdeA process), ``Invalid``, ``CorruptFile`` (project.json), ``Internal``.
+    ``tool_timeout_s``: what the starter declares to the CLIs as their MCP tool timeout."""
     services = project_services(root)
     runtime = project_runtime(
-        services, starter or default_starter(services, with_mcp), ask_timeout_s
+        services,
+        starter or default_starter(services, with_mcp, tool_timeout_s=tool_timeout_s),
+        ask_timeout_s,
+        tool_timeout_s,
     )
     try:
         await runtime.open(resume=resume, file_door=file_door, mcp=with_mcp)

@@ -5,6 +5,11 @@
 - asks to one agent wait in its FIFO (turns never interleave); asks to different agents run in
   parallel; waiting in line longer than the queue cap → TIMEOUT;
 - a turn longer than its timeout → TIMEOUT, the target stays alive and the line moves on;
+- every ask has a deadline (DESIGN.md §15) that its time in the queue and its turn share: at most
+  the queue cap plus the turn timeout; for a caller that is an agent's CLI, ``margin_s`` below the
+  MCP tool timeout IdeA declared to it; for an ask made by an agent while it serves another ask,
+  ``margin_s`` below what remains of that one. So a caller always gets IdeA's typed TIMEOUT before
+  its own CLI gives up, and a chain never outlives its root;
 - an ask that would close a cycle of agents waiting on each other (A asks B while B waits on A,
   or longer chains) fails at once with CONFLICT naming the cycle, instead of dead-locking;
 - every turn ends with AgentTurnFinished (ok or not); success → AgentReplied.
@@ -36,6 +41,8 @@ from idea.domain.wait_graph import WaitGraph
 
 DEFAULT_TURN_TIMEOUT_S = 300.0
 DEFAULT_QUEUE_CAP_S = 900.0
+# What a deadline leaves its caller: time to carry the TIMEOUT back before the caller gives up.
+DEADLINE_MARGIN_S = 5.0
 
 
 class AgentAsker:
@@ -47,7 +54,13 @@ class AgentAsker:
         events: EventPublisher,
         default_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
         queue_cap_s: float = DEFAULT_QUEUE_CAP_S,
+        caller_timeout_s: float | None = None,
+        margin_s: float = DEADLINE_MARGIN_S,
     ) -> None:
+        # ``caller_timeout_s``: the MCP tool timeout IdeA declares to the agents' CLIs.
+        self._caller_timeout_s = caller_timeout_s
+        self._margin_s = margin_s
+        self._serving: dict[str, float] = {}  # agent id -> deadline of the turn it is in
         self._agents = agents
         self._sessions = sessions
         self._launch = launch
@@ -66,9 +79,11 @@ class AgentAsker:
         requester_id: str | None = None,
         timeout_s: float | None = None,
         progress: ProgressListener | None = None,
+        from_cli: bool = False,
     ) -> str:
         """The target's final text. Raises ``NotFound``, ``Invalid``, ``Conflict``,
-        ``IdeaTimeout``, ``AgentFailed``, ``Unavailable``; cancelling the caller withdraws it."""
+        ``IdeaTimeout``, ``AgentFailed``, ``Unavailable``; cancelling the caller withdraws it.
+        ``from_cli``: the caller is an agent's CLI, bound by its MCP tool timeout."""
         agent = self._agents.get(target)
         if self._sessions.terminal_session(agent.id) is not None:
             raise Invalid(
@@ -76,6 +91,7 @@ class AgentAsker:
                 "open it in chat (structured) mode to delegate to it"
             )
         turn_timeout = timeout_s if timeout_s is not None else self._default_timeout_s
+        deadline = self._deadline(agent, turn_timeout, requester_id, from_cli)
         edge = (
             self.waits.add(requester_id, agent.id, self._name_of)
             if requester_id is not None
@@ -83,12 +99,31 @@ class AgentAsker:
         )
         try:
             item = self.inboxes.submit(
-                agent.id, lambda: self._turn(agent, task, turn_timeout, requester_id)
+                agent.id, lambda: self._turn(agent, task, turn_timeout, requester_id, deadline)
             )
-            return await self._wait(agent, item, progress)
+            return await self._wait(agent, item, progress, deadline)
         finally:
             if edge is not None:
                 self.waits.remove(edge)
+
+    def _deadline(
+        self, agent: Agent, turn_timeout: float, requester_id: str | None, from_cli: bool
+    ) -> float:
+        """The loop time by which the answer must be back. Raises ``IdeaTimeout`` when a chain
+        has no time left for this ask."""
+        now = asyncio.get_running_loop().time()
+        deadline = now + self._queue_cap_s + turn_timeout
+        if from_cli and self._caller_timeout_s is not None:
+            deadline = min(deadline, now + self._caller_timeout_s - self._margin_s)
+        parent = self._serving.get(requester_id) if requester_id is not None else None
+        if parent is not None:
+            deadline = min(deadline, parent - self._margin_s)
+        if deadline <= now:
+            raise IdeaTimeout(
+                f"no time is left to ask {agent.name}: the ask this one serves ends in "
+                f"{max(0.0, (parent or now) - now):.1f} s"
+            )
+        return deadline
 
     def queue_length(self, agent_id: str) -> int:
         return self.inboxes.queue_length(agent_id)
@@ -97,7 +132,11 @@ class AgentAsker:
         await self.inboxes.close()
 
     async def _wait(
-        self, agent: Agent, item: QueuedTurn[str], progress: ProgressListener | None
+        self,
+        agent: Agent,
+        item: QueuedTurn[str],
+        progress: ProgressListener | None,
+        deadline: float,
     ) -> str:
         inbox = self.inboxes.inbox(agent.id)
 
@@ -109,12 +148,19 @@ class AgentAsker:
         inbox.changed.append(report)
         report()
         try:
+            loop = asyncio.get_running_loop()
+            wait_s = min(self._queue_cap_s, deadline - loop.time())
             try:
-                async with asyncio.timeout(self._queue_cap_s):
+                async with asyncio.timeout(wait_s):
                     await item.started.wait()
             except TimeoutError:
                 raise IdeaTimeout(
-                    f"waited more than {self._queue_cap_s:g} s in {agent.name}'s queue"
+                    f"waited {wait_s:.3g} s in {agent.name}'s queue: "
+                    + (
+                        "longer than the queue cap"
+                        if wait_s >= self._queue_cap_s
+                        else "all the time its caller had left"
+                    )
                 ) from None
             # Shielded: cancelling this waiter must withdraw the ask, not cancel its result.
             return await asyncio.shield(item.done)
@@ -124,7 +170,12 @@ class AgentAsker:
                 inbox.withdraw(item)
 
     async def _turn(
-        self, agent: Agent, task: str, timeout_s: float, requester_id: str | None
+        self,
+        agent: Agent,
+        task: str,
+        timeout_s: float,
+        requester_id: str | None,
+        deadline: float,
     ) -> str:
         session = self._sessions.structured_session(agent.id)
         if session is None:
@@ -135,11 +186,16 @@ class AgentAsker:
             if session is None:  # pragma: no cover - the launch registers it
                 raise Invalid(f"agent {agent.name} has no structured session")
         self._events.publish(AgentTurnStarted.of_prompt(agent.id, agent.name, requester_id, task))
+        now = asyncio.get_running_loop().time()
+        ends = min(deadline, now + timeout_s)
+        self._serving[agent.id] = ends  # asks it makes meanwhile end before this turn does
         try:
-            reply = await session.send_blocking(task, timeout_s)
+            reply = await session.send_blocking(task, max(0.001, ends - now))
         except IdeaError:
             self._events.publish(AgentTurnFinished(agent.id, ok=False))
             raise
+        finally:
+            self._serving.pop(agent.id, None)
         self._events.publish(AgentTurnFinished(agent.id, ok=True))
         self._events.publish(AgentReplied.of_reply(agent.id, agent.name, requester_id, reply))
         return reply
@@ -165,7 +221,12 @@ async def ask_agent(
     requester_id = caller.requester_id
     try:
         reply = await asker(
-            command.target, command.task, requester_id, command.timeout_s, caller.progress
+            command.target,
+            command.task,
+            requester_id,
+            command.timeout_s,
+            caller.progress,
+            from_cli=caller.verified,
         )
     except IdeaError as exc:
         outcome.update(ok=False, code=exc.code)

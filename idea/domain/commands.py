@@ -26,11 +26,19 @@ class Source(StrEnum):
     MCP = "mcp"
 
 
+# No ask waits longer than a day, whatever a caller asks for (DESIGN.md §15: every ask has a
+# deadline; an agent's CLI gets a shorter one, below its MCP tool timeout).
+TIMEOUT_MAX_S = 24 * 3600.0
+
+
 def check_timeout(value: float, field: str) -> float:
-    """Return ``value`` if it is a finite number of seconds above zero, else raise ``Invalid``."""
+    """Return ``value`` if it is a finite number of seconds above zero and at most a day, else
+    raise ``Invalid``."""
     # bool is an int subclass; ``true`` seconds is a client bug, not one second.
     if isinstance(value, bool) or not math.isfinite(value) or value <= 0:
         raise Invalid(f"{field} must be a positive number of seconds, got {value!r}")
+    if value > TIMEOUT_MAX_S:
+        raise Invalid(f"{field} must be at most {TIMEOUT_MAX_S:,.0f} seconds, got {value!r}")
     return value
 
 

@@ -41,6 +41,7 @@ from tests.mcp_clients import IDEA_TOOLS
 from tests.real_cli import clis
 from tests.real_cli.mock_model import (
     Fail,
+    Hold,
     MockModel,
     Reply,
     Request,
@@ -204,9 +205,15 @@ class World:
     that raises, is recorded in ``problems`` and answered with an HTTP 400.
     """
 
-    def __init__(self, tmp_path: Path, installed: Installed | None = None) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        installed: Installed | None = None,
+        tool_timeout_s: float | None = None,
+    ) -> None:
         self.root = tmp_path
         self.installed = installed
+        self.tool_timeout_s = tool_timeout_s  # the MCP tool timeout declared to the CLIs
         self.marker = uuid.uuid4().hex
         self.responder: Responder | None = None
         self.problems: list[str] = []
@@ -237,10 +244,16 @@ class World:
     async def open(self, agents: dict[str, str]) -> ProjectRuntime:
         """Open the project with agents ``{name: profile}``, all in structured mode."""
         services = project_services(self.project)
-        starter = default_starter(services, with_mcp=True, base_env=self.env)
+        limits = {"tool_timeout_s": self.tool_timeout_s} if self.tool_timeout_s else {}
+        starter = default_starter(services, with_mcp=True, base_env=self.env, **limits)
         self.witness = Witness(self.marker, services.info.id)
         runtime = await open_project(
-            self.project, starter=starter, resume=False, file_door=False, ask_timeout_s=ASK_TIMEOUT
+            self.project,
+            starter=starter,
+            resume=False,
+            file_door=False,
+            ask_timeout_s=ASK_TIMEOUT,
+            **limits,
         )
         self.runtime = runtime
         for name, profile in agents.items():
@@ -564,3 +577,37 @@ async def test_a_cycle_through_real_clis_fails_at_once_with_conflict(world):
         ("ui", None, "alpha", None),
     ]
     assert lines[0]["duration_ms"] < 2000
+
+
+# -- time that always fits: the caller hears IdeA's TIMEOUT, not its own CLI's give-up ---------
+
+
+@pytest.mark.timeout(90)
+async def test_a_real_claude_caller_gets_ideas_timeout_before_its_own_tool_timeout(tmp_path):
+    """Claude's MCP tool timeout is declared as 12 s; the target never answers. IdeA ends the ask
+    a margin before (DESIGN.md §15), so the caller's model reads a typed TIMEOUT tool result."""
+    world = World(tmp_path, tool_timeout_s=12.0)
+    try:
+        heard: list[str] = []
+
+        def respond(name: str, request: Request) -> Reply:
+            if name == "reviewer":
+                return Hold(seconds=40)
+            result = last_tool_result(request)
+            if result is None:
+                return ToolCall(world.ask_tool("main"), ask_args("reviewer", "review, slowly"))
+            heard.append(result)
+            return "main heard back"
+
+        world.responder = respond
+        await world.open({"main": "claude", "reviewer": "claude"})
+        started = time.monotonic()
+        reply = await world.ask("main", "Ask reviewer.")
+        elapsed = time.monotonic() - started
+        assert reply == "main heard back", world.mock.describe()
+        (result,) = heard
+        assert result.startswith("TIMEOUT: "), result  # IdeA's own words, typed
+        assert elapsed < 12.0, elapsed
+    finally:
+        await world.close()
+    assert world.problems == [], world.mock.describe()

@@ -7,7 +7,7 @@ import pytest
 
 from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
-from idea.domain.errors import Conflict, IdeaTimeout, Invalid, NotFound
+from idea.domain.errors import Conflict, IdeaError, IdeaTimeout, Invalid, NotFound
 from idea.domain.events import (
     AgentQueueChanged,
     AgentReplied,
@@ -46,8 +46,8 @@ class TimedSession(FakeAgentSession):
                 target, task = self.ask_from[self.name]
                 try:
                     answer = await self.world.ask(target, task, requester_id=f"id-{self.name}")
-                except Conflict as exc:
-                    answer = f"CONFLICT {exc.message}"
+                except IdeaError as exc:  # what a tool result tells the model
+                    answer = f"{exc.code} {exc.message}"
                 prompt = f"{prompt} <- {answer}"
             for _ in range(3):
                 await asyncio.sleep(0.002)  # simulated work, not synchronisation
@@ -59,7 +59,7 @@ class TimedSession(FakeAgentSession):
 
 
 class World:
-    def __init__(self, queue_cap_s=900.0):
+    def __init__(self, queue_cap_s=900.0, caller_timeout_s=None):
         TimedSession.log = []
         TimedSession.active = {}
         TimedSession.hold = {}
@@ -68,7 +68,10 @@ class World:
         agents = [Agent(id=f"id-{n}", name=n, profile="claude") for n in NAMES[:-1]]
         agents.append(Agent(id="id-sh", name="sh", profile="shell"))
         self.w = bootstrap_test_app(
-            *agents, starter=FakeSessionStarter(TimedSession), queue_cap_s=queue_cap_s
+            *agents,
+            starter=FakeSessionStarter(TimedSession),
+            queue_cap_s=queue_cap_s,
+            caller_timeout_s=caller_timeout_s,
         )
         self.agents, self.sessions, self.starter = self.w.agents, self.w.sessions, self.w.starter
         self.bus, self.events = self.w.bus, self.w.events
@@ -256,3 +259,35 @@ async def test_fan_out_is_not_a_cycle(world):
     assert await two == "c: y"
     TimedSession.hold["b"].set()
     assert await one == "b: x"
+
+
+# -- deadlines (DESIGN.md §15) ---------------------------------------------------------------
+
+
+async def test_a_cli_caller_gets_the_timeout_before_its_own_tool_timeout():
+    """The CLI gives up after its MCP tool timeout (here 1 s): IdeA's TIMEOUT comes first."""
+    world = World(caller_timeout_s=1.0)
+    try:
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(IdeaTimeout):
+            await world.ask("a", "SLOW", requester_id="id-b", from_cli=True)
+        elapsed = asyncio.get_running_loop().time() - started
+        assert 0.5 < elapsed < 1.0, elapsed  # 1 s minus the margin (0.2 s in tests)
+        assert world.sessions.structured_session("id-a").alive  # interrupted, not killed
+    finally:
+        await world.ask.close()
+        await world.stop.stop_all("test over")
+
+
+async def test_a_nested_ask_gets_what_remains_of_its_parent_minus_the_margin():
+    world = World()
+    try:
+        TimedSession.ask_from["a"] = ("b", "SLOW")  # a asks b, who never answers in time
+        started = asyncio.get_running_loop().time()
+        reply = await world.ask("a", "go", timeout_s=1.0)
+        elapsed = asyncio.get_running_loop().time() - started
+        assert reply.startswith("a: go <- TIMEOUT "), reply  # a heard b's TIMEOUT, and answered
+        assert elapsed < 1.0, elapsed  # within its own deadline
+    finally:
+        await world.ask.close()
+        await world.stop.stop_all("test over")

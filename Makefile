@@ -116,6 +116,7 @@ bench: $(STAMP) ui
 	$(PY) bench/keystroke_latency.py
 	$(PY) bench/ui_start.py
 	$(PY) bench/worktree_changes.py
+	$(PY) bench/ask_hop_overhead.py
 	$(PY) bench/wine_bridge_spawn.py
 
 soak: $(STAMP)

@@ -4,6 +4,8 @@ Invariant: every method takes a JSON object of params and returns JSON or raises
 (a validation error names the field); the work is done by the runtime's stores and use cases
 (``create_agent``, ``LaunchAgent``, ``StopAgent``, ``OrchestratorService.dispatch``, the domain's
 ``Layouts`` operations). A change of agents or layouts publishes its event on the runtime's bus.
+Beside it: ``ui_params`` reads the params, ``ui_json`` builds the rows sent back,
+``ui_layout_ops`` maps ``layouts.apply``'s ops onto ``Layouts``.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
 
-from idea import __version__
 from idea.app.doctor import DoctorRow
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime, ProjectServices
 from idea.app.terminal_stream import TerminalViews
+from idea.app.ui_json import MODES, agent_rows, is_dir, profile_row, project_json, trust_json
+from idea.app.ui_layout_ops import LAYOUT_OPS, apply_op
+from idea.app.ui_params import choice, opt_bool, opt_choice, opt_int, opt_text, text
 from idea.application.change_layout import change_layout
 from idea.application.create_agent import NewAgent, create_agent
 from idea.application.edit_agent import (
@@ -31,7 +34,6 @@ from idea.application.move_agent import move_agent
 from idea.application.session_ports import TerminalSession
 from idea.application.work_state import project_work_state
 from idea.domain.agent import Agent, Workspace
-from idea.domain.builtin_profiles import builtin_profile_names
 from idea.domain.commands import AgentChanges as AgentChangesCommand
 from idea.domain.commands import AskAgent, Command, DiscardAgentChanges, MergeAgent, Source
 from idea.domain.errors import (
@@ -44,20 +46,13 @@ from idea.domain.errors import (
 )
 from idea.domain.events import AgentsChanged
 from idea.domain.json_types import JsonObject, JsonValue
-from idea.domain.layout import DEFAULT_TAB_TITLE, DIRECTIONS, VIEWS, Layouts
+from idea.domain.layout import Layouts
 from idea.domain.names import validate_slug
-from idea.domain.profile import Mode
 from idea.domain.text import check_text
-from idea.infrastructure.files.atomic import read_text
 from idea.infrastructure.processes.executables import detect_all
-from idea.infrastructure.stores.recent_projects import scratch_project_dir
-from idea.infrastructure.workspaces.worktrees import SETUP_FILE
 
-T = TypeVar("T")
 WORKSPACES: tuple[Workspace, ...] = tuple(Workspace)
-SETUP_SHOWN_MAX = 8000
 WORKTREE_CHOICES: tuple[WorktreeChoice, ...] = ("keep", "remove")
-MODES: tuple[Mode, ...] = (Mode.TERMINAL, Mode.STRUCTURED)
 # The project's root -> ``idea doctor``'s rows (``app/doctor.py``), without a model turn.
 Doctor = Callable[[Path], Awaitable[list[DoctorRow]]]
 
@@ -71,10 +66,6 @@ METHODS = (
     "doctor.run",
     *("workspace.changes", "workspace.merge", "workspace.discard", "workspace.summary"),
     *("trust.get", "trust.grant"),
-)
-LAYOUT_OPS = (
-    *("split", "close", "add_tab", "close_tab", "set_active_tab", "rename_tab", "resize"),
-    "bind",
 )
 DELEGATIONS_DEFAULT, DELEGATIONS_MAX = 100, 1000
 TERMINAL_MAX = 10_000  # rows or columns
@@ -121,7 +112,7 @@ class UiApi:
     # --- project, profiles, agents ---------------------------------------------------------------
 
     def project_info(self, _: TerminalViews, __: JsonObject) -> JsonValue:
-        return _project_json(self._rt)
+        return project_json(self._rt)
 
     def project_recent(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         recent = self._host.recent
@@ -129,13 +120,13 @@ class UiApi:
         rows: list[JsonValue] = []
         for entry in recent.all() if recent is not None else []:
             row = entry.to_json()
-            rows.append({**row, "current": entry.root == current, "exists": _is_dir(entry.root)})
+            rows.append({**row, "current": entry.root == current, "exists": is_dir(entry.root)})
         return rows
 
     async def project_open(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         """Closes the current project once the other one is open (``ProjectOpened`` is pushed)."""
-        runtime = await self._host.switch(_text(p, "path"))
-        return _project_json(runtime)
+        runtime = await self._host.switch(text(p, "path"))
+        return project_json(runtime)
 
     def trust_get(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         return trust_json(self._rt)
@@ -150,74 +141,60 @@ class UiApi:
         profiles = self._s.profiles.all()
         # Looking a CLI up on PATH touches the disk (and walks npm folders on Windows).
         detected = await asyncio.to_thread(detect_all, profiles)
-        rows: list[JsonValue] = []
-        for name, profile in sorted(profiles.items()):
-            cli = detected[name]
-            rows.append(
-                {
-                    "name": name,
-                    "command": list(profile.command),
-                    "description": profile.description,
-                    "structured": profile.structured.value if profile.structured else None,
-                    "default_mode": profile.default_mode.value,
-                    "modes": [m.value for m in MODES if profile.supports(m)],
-                    "installed": cli.path is not None,
-                    "path": cli.path,
-                    "runs": list(cli.argv) or None,
-                    "problem": cli.reason or None,
-                }
-            )
+        rows: list[JsonValue] = [
+            profile_row(name, profile, detected[name]) for name, profile in sorted(profiles.items())
+        ]
         return rows
 
     def agents_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         """Every agent without its context (up to 512 Ki characters each): ``agents.get`` has it."""
-        rows = self._agent_rows(self._s.agents.all())
+        rows = agent_rows(self._rt, self._s.agents.all())
         for row in rows:
             del row["context"]
         return [*rows]
 
     def agents_get(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        return self._agent_rows([self._s.agents.get(_text(p, "name"))])[0]
+        return agent_rows(self._rt, [self._s.agents.get(text(p, "name"))])[0]
 
     def agents_create(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         new = NewAgent(
-            name=_text(p, "name"),
-            profile=_text(p, "profile"),
-            context=_opt_text(p, "context") or "",
-            description=_opt_text(p, "description") or None,
-            mode=_opt_choice(p, "mode", MODES),
-            workspace=_opt_choice(p, "workspace", WORKSPACES) or Workspace.PROJECT,
+            name=text(p, "name"),
+            profile=text(p, "profile"),
+            context=opt_text(p, "context") or "",
+            description=opt_text(p, "description") or None,
+            mode=opt_choice(p, "mode", MODES),
+            workspace=opt_choice(p, "workspace", WORKSPACES) or Workspace.PROJECT,
         )
         agent = create_agent(self._s.agents, self._s.profiles, self._s.ids, new)
         self._rt.bus.publish(AgentsChanged())
-        return self._agent_rows([agent])[0]
+        return agent_rows(self._rt, [agent])[0]
 
     def agents_update(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         """Absent fields are kept; ``mode: null`` goes back to the profile's default mode."""
         changes = AgentChanges(
-            profile=_opt_text(p, "profile"),
-            context=(_opt_text(p, "context") or "") if "context" in p else None,
-            description=_opt_text(p, "description") if "description" in p else None,
-            clear_description="description" in p and not _opt_text(p, "description"),
-            mode=_opt_choice(p, "mode", MODES),
+            profile=opt_text(p, "profile"),
+            context=(opt_text(p, "context") or "") if "context" in p else None,
+            description=opt_text(p, "description") if "description" in p else None,
+            clear_description="description" in p and not opt_text(p, "description"),
+            mode=opt_choice(p, "mode", MODES),
             keep_mode="mode" not in p,
-            new_name=_opt_text(p, "new_name"),
-            workspace=_opt_choice(p, "workspace", WORKSPACES),
+            new_name=opt_text(p, "new_name"),
+            workspace=opt_choice(p, "workspace", WORKSPACES),
         )
         changed = update_agent(
-            self._s.agents, self._s.profiles, self._rt.sessions, _text(p, "name"), changes
+            self._s.agents, self._s.profiles, self._rt.sessions, text(p, "name"), changes
         )
         self._rt.bus.publish(AgentsChanged())
-        return self._agent_rows([changed])[0]
+        return agent_rows(self._rt, [changed])[0]
 
     async def agents_delete(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        choice = _opt_choice(p, "worktree", WORKTREE_CHOICES)
+        choice = opt_choice(p, "worktree", WORKTREE_CHOICES)
         # Removing a worktree deletes its files: off the loop.
         agent = await asyncio.to_thread(
             delete_agent,
             self._s.agents,
             self._rt.sessions,
-            _text(p, "name"),
+            text(p, "name"),
             self._s.workspaces,
             choice,
         )
@@ -233,75 +210,30 @@ class UiApi:
         return self._rt.layouts()
 
     def layouts_apply(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        op = _choice(p, "op", LAYOUT_OPS)
+        op = choice(p, "op", LAYOUT_OPS)
         created: JsonObject = {}
 
         def operation(layouts: Layouts) -> Layouts:
-            changed, ids = self._layout_op(op, layouts, p)
+            changed, ids = apply_op(op, layouts, p, self._s.ids.new_id, self._s.agents)
             created.update(ids)
             return changed
 
         layouts = change_layout(self._s.layouts, self._rt.sessions, self._rt.bus, operation)
         return {"layouts": layouts.to_json(), **created}
 
-    def _layout_op(self, op: str, layouts: Layouts, p: JsonObject) -> tuple[Layouts, JsonObject]:
-        new_id = self._s.ids.new_id
-        if op == "split":
-            leaf, split = new_id(), new_id()
-            direction = _choice(p, "direction", DIRECTIONS)
-            after = _opt_bool(p, "after", default=True)
-            return layouts.split(_text(p, "leaf_id"), direction, leaf, split, after), {
-                "leaf_id": leaf
-            }
-        if op == "close":
-            return layouts.close(_text(p, "leaf_id")), {}
-        if op == "add_tab":
-            tab, leaf = new_id(), new_id()
-            title = _opt_text(p, "title") or DEFAULT_TAB_TITLE
-            activate = _opt_bool(p, "activate", default=True)
-            return layouts.add_tab(tab, title, leaf, activate=activate), {
-                "tab_id": tab,
-                "leaf_id": leaf,
-            }
-        if op == "close_tab":
-            return layouts.close_tab(_text(p, "tab_id")), {}
-        if op == "set_active_tab":
-            return layouts.set_active_tab(_text(p, "tab_id")), {}
-        if op == "rename_tab":
-            return layouts.rename_tab(_text(p, "tab_id"), _text(p, "title")), {}
-        if op == "resize":
-            sizes = p.get("sizes")
-            numbers = [
-                float(n)
-                for n in (sizes if isinstance(sizes, list) else [])
-                if isinstance(n, int | float) and not isinstance(n, bool)
-            ]
-            if not isinstance(sizes, list) or len(numbers) != len(sizes):
-                raise Invalid("sizes: expected a list of positive numbers")
-            return layouts.resize(_text(p, "split_id"), numbers), {}
-        leaf_id = _text(p, "leaf_id")
-        if "agent_id" not in p:
-            raise MissingField("agent_id", "missing field 'agent_id' (null empties the cell)")
-        agent_id = _opt_text(p, "agent_id") or None
-        if agent_id is not None:
-            self._s.agents.get_by_id(agent_id)
-        current = layouts.find_leaf(leaf_id).view
-        view = _opt_choice(p, "view", VIEWS) or current
-        return layouts.bind(leaf_id, agent_id, view), {}
-
     # --- sessions and terminals ------------------------------------------------------------------
 
     async def session_launch(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        node_id = _opt_text(p, "node_id") or None
+        node_id = opt_text(p, "node_id") or None
         if node_id is not None:
             self._layouts().find_leaf(node_id)
         request = LaunchRequest(
-            name=_text(p, "name"),
+            name=text(p, "name"),
             node_id=node_id,
-            mode=_opt_choice(p, "mode", MODES),
-            reattach=_opt_bool(p, "reattach", default=False),
-            rows=_opt_int(p, "rows", 24, 1, TERMINAL_MAX),
-            cols=_opt_int(p, "cols", 80, 1, TERMINAL_MAX),
+            mode=opt_choice(p, "mode", MODES),
+            reattach=opt_bool(p, "reattach", default=False),
+            rows=opt_int(p, "rows", 24, 1, TERMINAL_MAX),
+            cols=opt_int(p, "cols", 80, 1, TERMINAL_MAX),
         )
         result = await self._rt.launch(request)
         return {
@@ -313,7 +245,7 @@ class UiApi:
         }
 
     async def session_stop(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        stopped = await self._rt.stop_agent(_text(p, "name"), reason="stopped from the UI")
+        stopped = await self._rt.stop_agent(text(p, "name"), reason="stopped from the UI")
         return {"stopped": stopped}
 
     def session_move(self, _: TerminalViews, p: JsonObject) -> JsonValue:
@@ -323,8 +255,8 @@ class UiApi:
             self._s.layouts,
             self._rt.sessions,
             self._rt.bus,
-            _text(p, "name"),
-            _text(p, "node_id"),
+            text(p, "name"),
+            text(p, "node_id"),
         )
         return {
             "layouts": moved.layouts.to_json(),
@@ -340,7 +272,7 @@ class UiApi:
         return {"attach_id": attach_id, "agent_id": agent.id, "scrollback": scrollback}
 
     def terminal_detach(self, views: TerminalViews, p: JsonObject) -> JsonValue:
-        attach_id = _text(p, "attach_id")
+        attach_id = text(p, "attach_id")
         if not views.detach(attach_id):
             raise NotFound(f"attach_id: no terminal view {attach_id!r} on this connection")
         return {"detached": attach_id}
@@ -353,13 +285,13 @@ class UiApi:
         return None
 
     def terminal_resize(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        rows = _opt_int(p, "rows", None, 1, TERMINAL_MAX)
-        cols = _opt_int(p, "cols", None, 1, TERMINAL_MAX)
+        rows = opt_int(p, "rows", None, 1, TERMINAL_MAX)
+        cols = opt_int(p, "cols", None, 1, TERMINAL_MAX)
         self._terminal(p)[1].resize(rows, cols)
         return None
 
     def _terminal(self, p: JsonObject) -> tuple[Agent, TerminalSession]:
-        agent = self._s.agents.get(_text(p, "name"))
+        agent = self._s.agents.get(text(p, "name"))
         session = self._rt.sessions.terminal_session(agent.id)
         if session is None:
             raise Conflict(f"agent {agent.name} is not running in a terminal")
@@ -368,21 +300,21 @@ class UiApi:
     # --- chat, board, logs -----------------------------------------------------------------------
 
     async def chat_send(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        name = validate_slug(_text(p, "name"), "name")
-        text = _text(p, "text")
-        if not text.strip():
+        name = validate_slug(text(p, "name"), "name")
+        message = text(p, "text")
+        if not message.strip():
             raise MissingField("text")
-        command = AskAgent(target=name, task=text)
+        command = AskAgent(target=name, task=message)
         # Through the orchestrator: it waits in the agent's FIFO like any other ask.
         outcome = await self._rt.orchestrator.dispatch(command, Source.UI)
         return {"reply": outcome.reply}
 
     def chat_history(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        agent_id = self._s.agents.get(_text(p, "name")).id
+        agent_id = self._s.agents.get(text(p, "name")).id
         return {**self._history(agent_id), "queued": self._rt.ask.queue_length(agent_id)}
 
     async def chat_interrupt(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        agent = self._s.agents.get(_text(p, "name"))
+        agent = self._s.agents.get(text(p, "name"))
         session = self._rt.sessions.structured_session(agent.id)
         if session is None or not session.busy:
             return {"interrupted": False}
@@ -390,17 +322,17 @@ class UiApi:
         return {"interrupted": True}
 
     async def workspace_changes(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        return await self._review(AgentChangesCommand(name=_text(p, "name")))
+        return await self._review(AgentChangesCommand(name=text(p, "name")))
 
     async def workspace_merge(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        return await self._review(MergeAgent(name=_text(p, "name")))
+        return await self._review(MergeAgent(name=text(p, "name")))
 
     async def workspace_discard(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        return await self._review(DiscardAgentChanges(name=_text(p, "name")))
+        return await self._review(DiscardAgentChanges(name=text(p, "name")))
 
     async def workspace_summary(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         """For the board: a read, not a command (not logged); counts only."""
-        agent = self._s.agents.get(_text(p, "name"))
+        agent = self._s.agents.get(text(p, "name"))
         if agent.workspace is not Workspace.WORKTREE:
             raise Invalid(f"agent {agent.name} works in the project folder, not a worktree")
         files, ahead = await asyncio.to_thread(self._s.workspaces.summary, agent)
@@ -417,7 +349,7 @@ class UiApi:
         return project_work_state(self._s.agents, self._s.work_state, self._rt.sessions, queues)
 
     async def delegations_recent(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        limit = _opt_int(p, "limit", DELEGATIONS_DEFAULT, 1, DELEGATIONS_MAX)
+        limit = opt_int(p, "limit", DELEGATIONS_DEFAULT, 1, DELEGATIONS_MAX)
         records: list[JsonValue] = [*(await asyncio.to_thread(self._rt.delegations.recent, limit))]
         return records
 
@@ -432,136 +364,3 @@ class UiApi:
             raise Unavailable("idea doctor is not available here")
         rows = await self._doctor(self._s.paths.root)
         return [row.to_json() for row in rows]
-
-    # --- helpers ---------------------------------------------------------------------------------
-
-    def _agent_rows(self, agents: list[Agent]) -> list[JsonObject]:
-        profiles = self._s.profiles.all()
-        live = {a.agent_id: a for a in self._rt.sessions.live_agents()}
-        board_rows = self._s.work_state.load().rows
-        rows: list[JsonObject] = []
-        for agent in agents:
-            profile = profiles.get(agent.profile)
-            running = live.get(agent.id)
-            mode = running.mode if running else agent.mode or (profile and profile.default_mode)
-            row = board_rows.get(agent.id)
-            rows.append(
-                {
-                    "id": agent.id,
-                    "name": agent.name,
-                    "profile": agent.profile,
-                    "mode": mode.value if mode else None,
-                    "configured_mode": agent.mode.value if agent.mode else None,
-                    "model": agent.model,
-                    "description": agent.description,
-                    "context": agent.context,
-                    "workspace": agent.workspace.value,
-                    "live": running is not None,
-                    "node_id": running.node_id if running else None,
-                    "status": row.status.value if row else "idle",
-                }
-            )
-        return rows
-
-
-def _project_json(runtime: ProjectRuntime) -> JsonObject:
-    info = runtime.services.info
-    root = runtime.services.paths.root
-    return {
-        "id": info.id,
-        "name": info.name,
-        "root": str(root),
-        "created_at_ms": info.created_at_ms,
-        "version": __version__,
-        "scratch": _same_folder(root, scratch_project_dir()),
-    }
-
-
-def _same_folder(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
-
-
-def _is_dir(path: str) -> bool:
-    try:
-        return Path(path).is_dir()
-    except OSError:
-        return False
-
-
-def _text(p: JsonObject, key: str) -> str:
-    value = p.get(key)
-    if value is None or value == "":
-        raise MissingField(key)
-    if not isinstance(value, str):
-        raise Invalid(f"{key}: expected a string, got {type(value).__name__}")
-    return check_text(value, key)
-
-
-def _opt_text(p: JsonObject, key: str) -> str | None:
-    value = p.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise Invalid(f"{key}: expected a string or null, got {type(value).__name__}")
-    return check_text(value, key)
-
-
-def _opt_bool(p: JsonObject, key: str, *, default: bool) -> bool:
-    value = p.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise Invalid(f"{key}: expected true or false, got {value!r}")
-    return value
-
-
-def _opt_int(p: JsonObject, key: str, default: int | None, low: int, high: int) -> int:
-    value = p.get(key)
-    if value is None:
-        if default is None:
-            raise MissingField(key)
-        return default
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise Invalid(f"{key}: expected an integer from {low} to {high}, got {value!r}")
-    return value
-
-
-def _choice(p: JsonObject, key: str, choices: tuple[T, ...]) -> T:
-    found = _opt_choice(p, key, choices)
-    if found is None:
-        raise MissingField(key)
-    return found
-
-
-def _opt_choice(p: JsonObject, key: str, choices: tuple[T, ...]) -> T | None:
-    value = p.get(key)
-    if value is None:
-        return None
-    for choice in choices:
-        if value == choice:
-            return choice
-    known = ", ".join(str(c) for c in choices)
-    raise Invalid(f"{key}: expected one of {known}, got {value!r}")
-
-
-def trust_json(runtime: ProjectRuntime) -> JsonObject:
-    """The trust state and exactly what the project would run once trusted (DESIGN.md §13)."""
-    s = runtime.services
-    builtins = builtin_profile_names()
-    would_run: list[JsonValue] = [
-        {"profile": name, "command": list(profile.command), "overrides_builtin": name in builtins}
-        for name, profile in sorted(s.profiles.project_entries().items())
-    ]
-    resume: list[JsonValue] = [agent.name for agent in runtime.would_resume()]
-    setup = read_text(s.paths.ideai / SETUP_FILE)
-    return {
-        "state": s.trust.state().value,
-        "root": s.trust.root,
-        "would_run": would_run,
-        "resume": resume,
-        # Run in each new agent worktree (DESIGN.md §14), shown whole up to a bound.
-        "worktree_setup": setup[:SETUP_SHOWN_MAX] if setup is not None else None,
-    }

@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 
 from idea.app.bootstrap import open_project
 from idea.app.project_host import ProjectHost
-from idea.app.ui_api import LAYOUT_OPS, METHODS
+from idea.app.ui_api import METHODS
+from idea.app.ui_layout_ops import LAYOUT_OPS
 from idea.app.ui_server import ID_MAX, UiServer
 from idea.domain.agent import Agent
 from tests.fakes.ports.session_starter import FakeSessionStarter

@@ -1,0 +1,113 @@
+"""What the UI is sent about the open project (ui/API.md's shapes): the project, its trust, its
+agents' rows and its profiles' rows, each built from the runtime's stores as they are now."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from idea import __version__
+from idea.app.runtime import ProjectRuntime
+from idea.domain.agent import Agent
+from idea.domain.builtin_profiles import builtin_profile_names
+from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.profile import Mode, Profile
+from idea.infrastructure.files.atomic import read_text
+from idea.infrastructure.processes.executables import DetectedCli
+from idea.infrastructure.stores.recent_projects import scratch_project_dir
+from idea.infrastructure.workspaces.worktrees import SETUP_FILE
+
+MODES: tuple[Mode, ...] = (Mode.TERMINAL, Mode.STRUCTURED)
+SETUP_SHOWN_MAX = 8000
+
+
+def project_json(runtime: ProjectRuntime) -> JsonObject:
+    info = runtime.services.info
+    root = runtime.services.paths.root
+    return {
+        "id": info.id,
+        "name": info.name,
+        "root": str(root),
+        "created_at_ms": info.created_at_ms,
+        "version": __version__,
+        "scratch": same_folder(root, scratch_project_dir()),
+    }
+
+
+def same_folder(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def is_dir(path: str) -> bool:
+    try:
+        return Path(path).is_dir()
+    except OSError:
+        return False
+
+
+def trust_json(runtime: ProjectRuntime) -> JsonObject:
+    """The trust state and exactly what the project would run once trusted (DESIGN.md §13)."""
+    s = runtime.services
+    builtins = builtin_profile_names()
+    would_run: list[JsonValue] = [
+        {"profile": name, "command": list(profile.command), "overrides_builtin": name in builtins}
+        for name, profile in sorted(s.profiles.project_entries().items())
+    ]
+    resume: list[JsonValue] = [agent.name for agent in runtime.would_resume()]
+    setup = read_text(s.paths.ideai / SETUP_FILE)
+    return {
+        "state": s.trust.state().value,
+        "root": s.trust.root,
+        "would_run": would_run,
+        "resume": resume,
+        # Run in each new agent worktree (DESIGN.md §14), shown whole up to a bound.
+        "worktree_setup": setup[:SETUP_SHOWN_MAX] if setup is not None else None,
+    }
+
+
+def profile_row(name: str, profile: Profile, cli: DetectedCli) -> JsonObject:
+    return {
+        "name": name,
+        "command": list(profile.command),
+        "description": profile.description,
+        "structured": profile.structured.value if profile.structured else None,
+        "default_mode": profile.default_mode.value,
+        "modes": [m.value for m in MODES if profile.supports(m)],
+        "installed": cli.path is not None,
+        "path": cli.path,
+        "runs": list(cli.argv) or None,
+        "problem": cli.reason or None,
+    }
+
+
+def agent_rows(runtime: ProjectRuntime, agents: list[Agent]) -> list[JsonObject]:
+    """``AgentRow``s with their ``context`` (``agents.list`` drops it)."""
+    s = runtime.services
+    profiles = s.profiles.all()
+    live = {a.agent_id: a for a in runtime.sessions.live_agents()}
+    board_rows = s.work_state.load().rows
+    rows: list[JsonObject] = []
+    for agent in agents:
+        profile = profiles.get(agent.profile)
+        running = live.get(agent.id)
+        mode = running.mode if running else agent.mode or (profile and profile.default_mode)
+        row = board_rows.get(agent.id)
+        rows.append(
+            {
+                "id": agent.id,
+                "name": agent.name,
+                "profile": agent.profile,
+                "mode": mode.value if mode else None,
+                "configured_mode": agent.mode.value if agent.mode else None,
+                "model": agent.model,
+                "description": agent.description,
+                "context": agent.context,
+                "workspace": agent.workspace.value,
+                "live": running is not None,
+                "node_id": running.node_id if running else None,
+                "status": row.status.value if row else "idle",
+            }
+        )
+    return rows

@@ -148,10 +148,7 @@ class UiApi:
 
     def agents_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         """Every agent without its context (up to 512 Ki characters each): ``agents.get`` has it."""
-        rows = agent_rows(self._rt, self._s.agents.all())
-        for row in rows:
-            del row["context"]
-        return [*rows]
+        return [*agent_rows(self._rt, self._s.agents.all(), with_context=False)]
 
     def agents_get(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         return agent_rows(self._rt, [self._s.agents.get(text(p, "name"))])[0]

@@ -82,8 +82,10 @@ def profile_row(name: str, profile: Profile, cli: DetectedCli) -> JsonObject:
     }
 
 
-def agent_rows(runtime: ProjectRuntime, agents: list[Agent]) -> list[JsonObject]:
-    """``AgentRow``s with their ``context`` (``agents.list`` drops it)."""
+def agent_rows(
+    runtime: ProjectRuntime, agents: list[Agent], *, with_context: bool = True
+) -> list[JsonObject]:
+    """``AgentRow``s, with each agent's ``context`` unless ``with_context`` is False."""
     s = runtime.services
     profiles = s.profiles.all()
     live = {a.agent_id: a for a in runtime.sessions.live_agents()}
@@ -94,6 +96,7 @@ def agent_rows(runtime: ProjectRuntime, agents: list[Agent]) -> list[JsonObject]
         running = live.get(agent.id)
         mode = running.mode if running else agent.mode or (profile and profile.default_mode)
         row = board_rows.get(agent.id)
+        context: JsonObject = {"context": agent.context} if with_context else {}
         rows.append(
             {
                 "id": agent.id,
@@ -103,7 +106,7 @@ def agent_rows(runtime: ProjectRuntime, agents: list[Agent]) -> list[JsonObject]
                 "configured_mode": agent.mode.value if agent.mode else None,
                 "model": agent.model,
                 "description": agent.description,
-                "context": agent.context,
+                **context,
                 "workspace": agent.workspace.value,
                 "live": running is not None,
                 "node_id": running.node_id if running else None,

@@ -135,10 +135,10 @@ class SpawnAgent:
 
 
 @dataclass(frozen=True, slots=True)
-class StopAgent:
-    """Stop ``name``'s live session (its whole process tree)."""
+class _OneAgentCommand:
+    """A command whose only field is the agent it acts on (each subclass names its ACTION)."""
 
-    ACTION: ClassVar[str] = "agent.stop"
+    ACTION: ClassVar[str]
 
     name: str
 
@@ -147,6 +147,13 @@ class StopAgent:
 
     def to_wire(self) -> JsonObject:
         return {"action": self.ACTION, "name": self.name}
+
+
+@dataclass(frozen=True, slots=True)
+class StopAgent(_OneAgentCommand):
+    """Stop ``name``'s live session (its whole process tree)."""
+
+    ACTION: ClassVar[str] = "agent.stop"
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,48 +233,24 @@ class GetProjectWorkState:
 
 
 @dataclass(frozen=True, slots=True)
-class AgentChanges:
+class AgentChanges(_OneAgentCommand):
     """What ``name`` changed in its own worktree (DESIGN.md §14)."""
 
     ACTION: ClassVar[str] = "agent.changes"
 
-    name: str
-
-    def __post_init__(self) -> None:
-        validate_slug(self.name, "name")
-
-    def to_wire(self) -> JsonObject:
-        return {"action": self.ACTION, "name": self.name}
-
 
 @dataclass(frozen=True, slots=True)
-class MergeAgent:
+class MergeAgent(_OneAgentCommand):
     """Merge ``name``'s worktree branch into the project's current branch."""
 
     ACTION: ClassVar[str] = "agent.merge"
 
-    name: str
-
-    def __post_init__(self) -> None:
-        validate_slug(self.name, "name")
-
-    def to_wire(self) -> JsonObject:
-        return {"action": self.ACTION, "name": self.name}
-
 
 @dataclass(frozen=True, slots=True)
-class DiscardAgentChanges:
+class DiscardAgentChanges(_OneAgentCommand):
     """Reset ``name``'s worktree back to where its branch left the project's."""
 
     ACTION: ClassVar[str] = "agent.discard"
-
-    name: str
-
-    def __post_init__(self) -> None:
-        validate_slug(self.name, "name")
-
-    def to_wire(self) -> JsonObject:
-        return {"action": self.ACTION, "name": self.name}
 
 
 Command: TypeAlias = (

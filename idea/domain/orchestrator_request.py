@@ -11,6 +11,7 @@ naming the field. Unknown extra fields (e.g. the file door's ``id`` and
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from idea.domain.commands import (
     AgentChanges,
@@ -135,8 +136,9 @@ def _spawn(obj: JsonObject) -> SpawnAgent:
     )
 
 
-def _stop(obj: JsonObject) -> StopAgent:
-    return StopAgent(name=_required_slug(obj, "name"))
+def _one_agent(kind: Callable[..., Command], obj: JsonObject) -> Command:
+    """A command whose only field is ``name``, the agent it acts on."""
+    return kind(name=_required_slug(obj, "name"))
 
 
 def _update_context(obj: JsonObject) -> UpdateAgentContext:
@@ -171,10 +173,10 @@ _PARSERS: dict[str, Callable[[JsonObject], Command]] = {
     LaunchAgent.ACTION: _launch,
     AskAgent.ACTION: _ask,
     SpawnAgent.ACTION: _spawn,
-    StopAgent.ACTION: _stop,
-    AgentChanges.ACTION: lambda obj: AgentChanges(name=_required_slug(obj, "name")),
-    MergeAgent.ACTION: lambda obj: MergeAgent(name=_required_slug(obj, "name")),
-    DiscardAgentChanges.ACTION: lambda obj: DiscardAgentChanges(name=_required_slug(obj, "name")),
+    **{
+        kind.ACTION: partial(_one_agent, kind)
+        for kind in (StopAgent, AgentChanges, MergeAgent, DiscardAgentChanges)
+    },
     UpdateAgentContext.ACTION: _update_context,
     CreateSkill.ACTION: _create_skill,
     SetWorkState.ACTION: _set_work_state,

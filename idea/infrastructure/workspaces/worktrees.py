@@ -62,7 +62,7 @@ class GitWorktrees:
         top = self._toplevel()
         inside = self._paths.root.resolve().relative_to(top)
         tree = self._tree(agent)
-        if self._registered(tree):
+        if self.exists(agent):
             return tree / inside
         self._make(agent, top, tree)
         return tree / inside
@@ -231,24 +231,14 @@ class GitWorktrees:
     def _tree(self, agent: Agent) -> Path:
         return self._paths.ideai / "worktrees" / agent.name
 
-    def _registered(self, tree: Path) -> bool:
-        listed = git(self._paths.root, "worktree", "list", "--porcelain").stdout
-        wanted = str(tree.resolve())
-        return (
-            any(line == f"worktree {wanted}" for line in listed.splitlines())
-            and (tree / ".git").exists()
-        )
-
     def _existing(self, agent: Agent) -> Path:
         if agent.workspace is not Workspace.WORKTREE:
             raise Invalid(f"agent {agent.name} works in the project folder, not a worktree")
-        tree = self._tree(agent)
-        gitdir = _gitdir_of(tree)
-        if gitdir is None or not gitdir.is_dir():  # no worktree, or one deleted by hand
+        if not self.exists(agent):  # no worktree yet, or one deleted by hand
             raise NotFound(
                 f"agent {agent.name} has no worktree yet (it is made at its first start)"
             )
-        return tree
+        return self._tree(agent)
 
     def _head(self, where: Path) -> str:
         done = git(where, "rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1))
@@ -355,7 +345,7 @@ class GitWorktrees:
         """Remove the worktree and its branch (the agent is deleted and the user said so)."""
         tree = self._tree(agent)
         root = self._paths.root
-        if self._registered(tree):
+        if self.exists(agent):
             git(root, "worktree", "remove", "--force", str(tree))
         elif tree.exists():
             shutil.rmtree(tree)

@@ -190,13 +190,14 @@ class AgentAsker:
         ends = min(deadline, now + timeout_s)
         self._serving[agent.id] = ends  # asks it makes meanwhile end before this turn does
         try:
-            reply = await session.send_blocking(task, max(0.001, ends - now))
+            final = await session.send_blocking(task, max(0.001, ends - now))
         except IdeaError:
             self._events.publish(AgentTurnFinished(agent.id, ok=False))
             raise
         finally:
             self._serving.pop(agent.id, None)
         self._events.publish(AgentTurnFinished(agent.id, ok=True))
+        reply = final.text
         self._events.publish(AgentReplied.of_reply(agent.id, agent.name, requester_id, reply))
         return reply
 

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from idea.domain.agent import Agent
 from idea.domain.profile import AdapterKind, Profile
-from idea.domain.session_events import SessionEvent
+from idea.domain.session_events import SessionEvent, TurnFinished
 
 Unsubscribe = Callable[[], None]
 DEFAULT_SCROLLBACK_BYTES = 2 * 1024 * 1024
@@ -142,11 +142,12 @@ class AgentSession(Protocol):
         """
         ...
 
-    async def send_blocking(self, prompt: str, timeout: float) -> str:
-        """Run one turn and return its final text.
+    async def send_blocking(self, prompt: str, timeout: float) -> TurnFinished:
+        """Run one turn and return its end: the final text, and its usage when the CLI said.
 
-        Raises ``IdeaTimeout`` (the turn is interrupted, the session lives on), ``AgentFailed``
-        (the CLI reported an error), and what ``send`` raises.
+        Raises ``IdeaTimeout`` (the turn is interrupted, the session lives on), ``RateLimited``
+        (the CLI refused the turn for a rate limit or quota), ``AgentFailed`` (any other error
+        the CLI reported), and what ``send`` raises.
         """
         ...
 

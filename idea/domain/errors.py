@@ -11,8 +11,11 @@
     ├── CorruptFile                CORRUPT_FILE    (path, quarantined_to)
     ├── Internal                   INTERNAL
     ├── AgentFailed                AGENT_FAILED
+    │   └── RateLimited            RATE_LIMITED    (resets_at_ms)
     ├── Unavailable                UNAVAILABLE
-    └── Untrusted                  UNTRUSTED
+    ├── Untrusted                  UNTRUSTED
+    ├── DepthExceeded              DEPTH_EXCEEDED
+    └── BudgetExceeded             BUDGET_EXCEEDED
 
 Codes are a contract (UI, MCP tool results, file-door responses): a code is never reused for
 another meaning. Adapters translate third-party errors into this tree at the edge. Messages are
@@ -120,6 +123,19 @@ class AgentFailed(IdeaError):
     code = "AGENT_FAILED"
 
 
+class RateLimited(AgentFailed):
+    """The agent's CLI refused the turn for a rate limit or a spent quota (DESIGN.md §15)."""
+
+    code = "RATE_LIMITED"
+
+    def __init__(self, message: str, resets_at_ms: int | None = None) -> None:
+        super().__init__(message)
+        self.resets_at_ms = resets_at_ms
+
+    def details(self) -> dict[str, str]:
+        return {} if self.resets_at_ms is None else {"resets_at_ms": str(self.resets_at_ms)}
+
+
 class Unavailable(IdeaError):
     """Something IdeA needs is not there: a CLI not installed, a session that has ended."""
 
@@ -130,3 +146,15 @@ class Untrusted(IdeaError):
     """The project came from elsewhere and is not trusted by this user yet (DESIGN.md §13)."""
 
     code = "UNTRUSTED"
+
+
+class DepthExceeded(IdeaError):
+    """A delegation chain would grow deeper than the project's ``max_depth`` (DESIGN.md §15)."""
+
+    code = "DEPTH_EXCEEDED"
+
+
+class BudgetExceeded(IdeaError):
+    """A delegation chain spent its ``chain_token_budget``; no nested ask starts (§15)."""
+
+    code = "BUDGET_EXCEEDED"

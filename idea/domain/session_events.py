@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.usage import RateLimit, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +48,17 @@ class ToolResult:
 
 @dataclass(frozen=True, slots=True)
 class TurnFinished:
-    """The turn is over: ``text`` is the final answer, ``is_error`` a failure the CLI reported."""
+    """The turn is over: ``text`` is the final answer, ``is_error`` a failure the CLI reported.
+
+    ``usage``: what this turn (not the CLI's whole process) cost, when the CLI said;
+    ``rate_limit``: the failure was the CLI's rate limit or spent quota."""
 
     text: str
     is_error: bool = False
     error: str | None = None
     conversation_id: str | None = None
+    usage: Usage | None = None
+    rate_limit: RateLimit | None = None
 
     def to_json(self) -> JsonObject:
         return {
@@ -61,6 +67,8 @@ class TurnFinished:
             "is_error": self.is_error,
             "error": self.error,
             "conversation_id": self.conversation_id,
+            "usage": None if self.usage is None else self.usage.to_json(),
+            "rate_limit": None if self.rate_limit is None else self.rate_limit.to_json(),
         }
 
 

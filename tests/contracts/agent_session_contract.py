@@ -19,8 +19,10 @@ from idea.domain.session_events import TextDelta, TurnFinished
 class AgentSessionContract:
     async def test_two_turns_return_each_final_text(self, make_session):
         session = await make_session()
-        assert await session.send_blocking("first", timeout=30) == "echo: first"
-        assert await session.send_blocking("second ✓ ünï", timeout=30) == "echo: second ✓ ünï"
+        assert (await session.send_blocking("first", timeout=30)).text == "echo: first"
+        assert (
+            await session.send_blocking("second ✓ ünï", timeout=30)
+        ).text == "echo: second ✓ ünï"
         assert session.conversation_id
 
     async def test_events_end_with_one_final(self, make_session):
@@ -44,7 +46,7 @@ class AgentSessionContract:
             await session.send_blocking("SLOW please", timeout=1.0)
         assert err.value.code == "TIMEOUT"
         assert session.alive
-        assert await session.send_blocking("after", timeout=30) == "echo: after"
+        assert (await session.send_blocking("after", timeout=30)).text == "echo: after"
         assert session.conversation_id == conversation
 
     async def test_error_result_is_agent_failed_and_session_goes_on(self, make_session):
@@ -52,7 +54,7 @@ class AgentSessionContract:
         with pytest.raises(AgentFailed) as err:
             await session.send_blocking("FAIL now", timeout=30)
         assert err.value.code == "AGENT_FAILED"
-        assert await session.send_blocking("again", timeout=30) == "echo: again"
+        assert (await session.send_blocking("again", timeout=30)).text == "echo: again"
 
     async def test_one_turn_at_a_time(self, make_session):
         session = await make_session()
@@ -64,7 +66,7 @@ class AgentSessionContract:
         await session.interrupt()
         with pytest.raises(AgentFailed):
             await first
-        assert await session.send_blocking("three", timeout=30) == "echo: three"
+        assert (await session.send_blocking("three", timeout=30)).text == "echo: three"
 
     async def test_shutdown_ends_the_session(self, make_session):
         session = await make_session()
@@ -82,5 +84,5 @@ class AgentSessionContract:
         conversation = session.conversation_id
         await session.shutdown()
         resumed = await make_session(resume=conversation)
-        assert await resumed.send_blocking("again", timeout=30) == "echo: again"
+        assert (await resumed.send_blocking("again", timeout=30)).text == "echo: again"
         assert resumed.conversation_id == conversation

@@ -19,6 +19,7 @@ from idea.domain.errors import (
     Conflict,
     IdeaError,
     IdeaTimeout,
+    RateLimited,
     Unavailable,
 )
 from idea.domain.session_events import SessionEvent, TurnFinished
@@ -112,7 +113,7 @@ class TurnSession(ABC):
                 turn.abandoned = True
                 self._settling = asyncio.create_task(self._settle(turn), name=f"{self.name}-settle")
 
-    async def send_blocking(self, prompt: str, timeout: float) -> str:
+    async def send_blocking(self, prompt: str, timeout: float) -> TurnFinished:
         final: TurnFinished | None = None
         try:
             async with asyncio.timeout(timeout):
@@ -128,8 +129,14 @@ class TurnSession(ABC):
         if final is None:  # pragma: no cover - send always ends with TurnFinished or raises
             raise AgentFailed(f"{self.name} ended its turn without an answer")
         if final.is_error:
-            raise AgentFailed(f"{self.name} reported an error: {final.error or final.text}")
-        return final.text
+            reason = final.error or final.text
+            if final.rate_limit is not None:
+                raise RateLimited(
+                    f"{self.name} is rate-limited: {final.rate_limit.reason}",
+                    final.rate_limit.resets_at_ms,
+                )
+            raise AgentFailed(f"{self.name} reported an error: {reason}")
+        return final
 
     async def interrupt(self) -> None:
         if self._turn is not None:

@@ -281,7 +281,7 @@ class RealCliChecks(AgentSessionContract):
     async def test_context_reaches_the_model(self, world, mock):
         spec = world.spec()
         session = await world.start(spec)
-        assert await session.send_blocking("hello", timeout=TURN_TIMEOUT) == "echo: hello"
+        assert (await session.send_blocking("hello", timeout=TURN_TIMEOUT)).text == "echo: hello"
         (turn,) = mock.turns
         assert last_prompt(turn) == "hello"
         assert self.context_seen(world, turn, spec.context), mock.describe()
@@ -289,14 +289,14 @@ class RealCliChecks(AgentSessionContract):
     async def test_edited_context_reaches_a_resumed_conversation(self, world, mock):
         session = await world.start()
         first = "Remember the word kiwi."
-        assert await session.send_blocking(first, timeout=TURN_TIMEOUT) == f"echo: {first}"
+        assert (await session.send_blocking(first, timeout=TURN_TIMEOUT)).text == f"echo: {first}"
         await session.shutdown()
         edited = world.spec(
             context=f"You are {AGENT}, edited. Marker {world.marker}-edited.",
             resume_conversation_id=session.conversation_id,
         )
         resumed = await world.start(edited)
-        assert await resumed.send_blocking("two", timeout=TURN_TIMEOUT) == "echo: two"
+        assert (await resumed.send_blocking("two", timeout=TURN_TIMEOUT)).text == "echo: two"
         assert resumed.conversation_id == session.conversation_id
         turn = mock.turns[-1]
         assert f"echo: {first}" in json.dumps(turn.body)  # the conversation was resumed
@@ -349,7 +349,9 @@ class RealCliChecks(AgentSessionContract):
         await session.shutdown()
         mock.script([ToolCall(self.tool), "Pong again."])
         resumed = await world.start(replace(spec, resume_conversation_id=conversation))
-        assert await resumed.send_blocking("Ping again.", timeout=TURN_TIMEOUT) == "Pong again."
+        assert (
+            await resumed.send_blocking("Ping again.", timeout=TURN_TIMEOUT)
+        ).text == "Pong again."
         assert resumed.conversation_id == conversation
         assert last_tool_result(mock.turns[-1]) == "pong"
         assert last_prompt(mock.turns[-1]) == "Ping again."

@@ -168,7 +168,7 @@ async def test_fake_reports_a_failed_server_when_the_command_is_missing(world, l
 
 async def test_without_mcp_no_file_and_no_mcp_flags(world, launch):
     session = await launch(mcp=None)
-    assert await session.send_blocking("hi", timeout=30) == "echo: hi"
+    assert (await session.send_blocking("hi", timeout=30)).text == "echo: hi"
     assert not (world.run_dir / "mcp.json").exists()
     argv = world.launches()[0]["argv"]
     assert not [a for a in argv if a.startswith(("--mcp-config", "--allowedTools", "--strict"))]
@@ -198,13 +198,13 @@ async def test_tool_events_and_final(launch):
 
 async def test_updated_context_reaches_a_resumed_conversation(launch):
     session = await launch(context="first instructions")
-    assert await session.send_blocking("WHAT_CONTEXT", timeout=30) == (
+    assert (await session.send_blocking("WHAT_CONTEXT", timeout=30)).text == (
         "context: first instructions"
     )
     conversation = session.conversation_id
     await session.shutdown()
     resumed = await launch(resume_conversation_id=conversation, context="edited instructions")
-    assert await resumed.send_blocking("WHAT_CONTEXT", timeout=30) == (
+    assert (await resumed.send_blocking("WHAT_CONTEXT", timeout=30)).text == (
         "context: edited instructions"
     )
     assert resumed.conversation_id == conversation
@@ -242,7 +242,7 @@ async def test_cli_dying_between_turns_is_resumed_at_next_send(world, launch):
     _kill(pid)
     await until(lambda: session.pids() == [])
     assert session.alive
-    assert await session.send_blocking("two", timeout=30) == "echo: two"
+    assert (await session.send_blocking("two", timeout=30)).text == "echo: two"
     assert session.conversation_id == conversation
     assert session.pids() and session.pids() != [pid]
     assert world.launches()[-1]["argv"][-1] == f"--resume={conversation}"
@@ -258,7 +258,7 @@ async def test_a_turn_that_ignores_interrupts_restarts_the_cli(world, launch):
         await session.send_blocking("STUCK forever", timeout=0.5)
     assert session.alive
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    assert await session.send_blocking("after", timeout=30) == "echo: after"
+    assert (await session.send_blocking("after", timeout=30)).text == "echo: after"
     assert session.conversation_id == conversation
     assert world.launches()[-1]["argv"][-1] == f"--resume={conversation}"
 

@@ -147,7 +147,7 @@ async def test_resume_reinjects_context_and_bridge(harness):
     await first.shutdown()
     resumed = await harness.start(resume=first.conversation_id, mcp=bridge())
     assert resumed.conversation_id == first.conversation_id
-    assert await resumed.send_blocking("CALL ping {}", timeout=30) == "pong"
+    assert (await resumed.send_blocking("CALL ping {}", timeout=30)).text == "pong"
     resume = harness.logged("method")[-1]
     assert resume["method"] == "thread/resume"
     assert resume["params"]["threadId"] == first.conversation_id
@@ -192,7 +192,7 @@ async def test_death_mid_turn_fails_the_turn_and_the_next_turn_resumes(harness):
     assert "code 3" in err.value.message
     assert "fake codex: fatal: simulated crash" in err.value.message  # the stderr tail
     assert session.alive
-    assert await session.send_blocking("again", timeout=30) == "echo: again"
+    assert (await session.send_blocking("again", timeout=30)).text == "echo: again"
     harness.remember(session)
     assert session.conversation_id == conversation
     assert harness.logged("method")[-1]["method"] == "thread/resume"
@@ -200,7 +200,7 @@ async def test_death_mid_turn_fails_the_turn_and_the_next_turn_resumes(harness):
 
 async def test_server_requests_are_answered(harness):
     session = await harness.start()
-    assert await session.send_blocking("APPROVE this", timeout=30) == "approval: decline"
+    assert (await session.send_blocking("APPROVE this", timeout=30)).text == "approval: decline"
 
 
 async def test_error_notification_does_not_end_the_turn(harness):

@@ -128,8 +128,8 @@ class TestGeminiWithFake(AgentSessionContract):
 async def test_settings_and_context_land_in_the_run_dir_only(world: World, start):
     before = tree(world.project)
     session = await start(world.spec(model="gemini-2.5-flash"))
-    assert await session.send_blocking("first", timeout=30) == "echo: first"
-    assert await session.send_blocking("second", timeout=30) == "echo: second"
+    assert (await session.send_blocking("first", timeout=30)).text == "echo: first"
+    assert (await session.send_blocking("second", timeout=30)).text == "echo: second"
 
     outside = {k: v for k, v in tree(world.project).items() if not k.startswith(".ideai")}
     assert outside == before
@@ -184,7 +184,7 @@ async def test_the_projects_own_settings_are_merged_never_written(world: World, 
     before = tree(world.project)
 
     session = await start(world.spec())
-    assert await session.send_blocking("hello", timeout=30) == "echo: hello"
+    assert (await session.send_blocking("hello", timeout=30)).text == "echo: hello"
 
     assert {k: v for k, v in tree(world.project).items() if not k.startswith(".ideai")} == before
     settings = json.loads((world.run_dir / ".gemini" / "settings.json").read_text("utf-8"))
@@ -217,7 +217,7 @@ async def test_the_profiles_own_arguments_reach_every_turn(world: World, start):
 
 async def test_no_mcp_declares_no_server(world: World, start):
     session = await start(world.spec(mcp=None, context=""))
-    assert await session.send_blocking("hi", timeout=30) == "echo: hi"
+    assert (await session.send_blocking("hi", timeout=30)).text == "echo: hi"
     (run,) = world.runs()
     assert run["idea_server"] is None
     assert run["include_directories"] == [str(world.project)]
@@ -258,14 +258,14 @@ async def test_missing_auth_exit_41_is_agent_failed_and_the_next_turn_recovers(w
     assert "Invalid auth method selected." in err.value.message
 
     settings.write_text(json.dumps(AUTH), encoding="utf-8")
-    assert await session.send_blocking("again", timeout=30) == "echo: again"
+    assert (await session.send_blocking("again", timeout=30)).text == "echo: again"
 
 
 async def test_a_first_turn_killed_before_init_is_retried_under_a_fresh_id(world: World, start):
     session = await start(world.spec())
     with pytest.raises(IdeaTimeout):
         await session.send_blocking("HANG_BEFORE_INIT", timeout=1.0)
-    assert await session.send_blocking("after", timeout=30) == "echo: after"
+    assert (await session.send_blocking("after", timeout=30)).text == "echo: after"
     hung, refused, fresh = world.runs()
     first_id = hung["session_id"]
     assert f"--session-id={first_id}" in hung["argv"]
@@ -274,7 +274,7 @@ async def test_a_first_turn_killed_before_init_is_retried_under_a_fresh_id(world
     assert fresh["session_id"] != first_id
     assert f"--session-id={fresh['session_id']}" in fresh["argv"]
     assert session.conversation_id == fresh["session_id"]
-    assert await session.send_blocking("third", timeout=30) == "echo: third"
+    assert (await session.send_blocking("third", timeout=30)).text == "echo: third"
     assert world.runs()[-1]["history"][-1] == {"role": "model", "content": "echo: after"}
 
 
@@ -282,7 +282,7 @@ async def test_resuming_a_session_the_cli_does_not_know_starts_a_new_one(world: 
     lost = "00000000-0000-4000-8000-000000000000"
     session = await start(world.spec(resume=lost))
     assert session.conversation_id == lost
-    assert await session.send_blocking("hi", timeout=30) == "echo: hi"
+    assert (await session.send_blocking("hi", timeout=30)).text == "echo: hi"
     assert session.conversation_id not in (None, lost)
 
 

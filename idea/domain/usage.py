@@ -7,6 +7,7 @@ figure a chain's token budget is spent in. ``cost_usd`` is only known where the 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from idea.domain.json_types import JsonObject, JsonValue
@@ -91,7 +92,7 @@ _COUNT_MAX = 10**15  # no turn moves more; a larger number is garbage, not usage
 def _count(value: JsonValue) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return 0
-    if value != value or value < 0 or value > _COUNT_MAX:  # NaN, negative, absurd
+    if math.isnan(value) or value < 0 or value > _COUNT_MAX:  # NaN, negative, absurd
         return 0
     return int(value)
 
@@ -99,6 +100,6 @@ def _count(value: JsonValue) -> int:
 def _cost(value: JsonValue) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    if value != value or value < 0 or value > 1e9:
+    if math.isnan(value) or value < 0 or value > 1e9:
         return None
     return float(value)

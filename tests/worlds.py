@@ -11,7 +11,9 @@ from idea.app.runtime import Core
 from idea.application.ask_agent import DEFAULT_QUEUE_CAP_S, DEFAULT_TURN_TIMEOUT_S
 from idea.domain.agent import Agent
 from idea.domain.layout import Layouts
+from idea.domain.policy import Policy
 from tests.fakes.ports.clock import FakeClock, SequentialIds
+from tests.fakes.ports.governance import InMemoryPolicyStore, MemoryAskJournal
 from tests.fakes.ports.memory_log import MemoryDelegationLog
 from tests.fakes.ports.memory_stores import (
     InMemoryAgentStore,
@@ -37,6 +39,8 @@ class AppWorld:
     clock: FakeClock
     starter: FakeSessionStarter
     trust: FakeTrust
+    policy: InMemoryPolicyStore
+    journal: MemoryAskJournal
     core: Core
     events: list[object] = field(default_factory=list)
 
@@ -63,6 +67,7 @@ def bootstrap_test_app(
     layouts: Layouts | None = None,
     caller_timeout_s: float | None = None,
     margin_s: float = 0.2,
+    policy: Policy | None = None,
 ) -> AppWorld:
     """The application over in-memory stores, a fake clock and fake CLIs; the layout is one tab
     with one empty cell, ``leaf-1``, unless ``layouts`` says otherwise."""
@@ -77,6 +82,8 @@ def bootstrap_test_app(
         "clock": FakeClock(),
         "starter": starter or FakeSessionStarter(),
         "trust": FakeTrust(),
+        "policy": InMemoryPolicyStore(policy),
+        "journal": MemoryAskJournal(),
     }
     core = wire_core(
         agents=stores["agents"],
@@ -90,6 +97,8 @@ def bootstrap_test_app(
         clock=stores["clock"],
         ids=SequentialIds("new"),
         trust=stores["trust"],
+        policy=stores["policy"],
+        journal=stores["journal"],
         ask_timeout_s=ask_timeout_s,
         queue_cap_s=queue_cap_s,
         caller_timeout_s=caller_timeout_s,

@@ -20,12 +20,8 @@ from idea.app.doctor import DoctorRow, run_doctor
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import Core, ProjectRuntime, ProjectServices
 from idea.application.answer_request import answer_request, error_response
-from idea.application.ask_agent import (
-    DEADLINE_MARGIN_S,
-    DEFAULT_QUEUE_CAP_S,
-    DEFAULT_TURN_TIMEOUT_S,
-    AgentAsker,
-)
+from idea.application.ask_agent import DEADLINE_MARGIN_S, DEFAULT_TURN_TIMEOUT_S, AgentAsker
+from idea.application.chains import Chains
 from idea.application.event_bus import EventBus
 from idea.application.handlers import HANDLERS, Handler
 from idea.application.launch_agent import AgentLauncher
@@ -33,10 +29,12 @@ from idea.application.live_sessions import LiveSessions
 from idea.application.orchestrator_service import BoundHandler, OrchestratorService
 from idea.application.ports import (
     AgentStore,
+    AskJournal,
     Clock,
     DelegationLog,
     IdGenerator,
     LayoutStore,
+    PolicyStore,
     ProfileStore,
     ProjectTrust,
     SkillStore,
@@ -66,12 +64,14 @@ from idea.infrastructure.processes.executables import detect
 from idea.infrastructure.processes.subreaper import Subreaper
 from idea.infrastructure.processes.system import SystemClock, UuidGenerator
 from idea.infrastructure.stores.agents import MarkdownAgentStore
+from idea.infrastructure.stores.ask_journal import JsonlAskJournal
 from idea.infrastructure.stores.chat_log import JsonlChatLog
 from idea.infrastructure.stores.cli_versions import CliVersions, current_version
 from idea.infrastructure.stores.delegation_log import JsonlDelegationLog
 from idea.infrastructure.stores.knowledge import MarkdownMemoryStore, MarkdownSkillStore
 from idea.infrastructure.stores.layouts import JsonLayoutStore
 from idea.infrastructure.stores.paths import IDEAI, ProjectPaths
+from idea.infrastructure.stores.policy import JsonPolicyStore
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.project import JsonProjectStore
 from idea.infrastructure.stores.recent_projects import RecentProjects
@@ -144,6 +144,8 @@ def project_services(root: Path, trusted_projects: TrustStore | None = None) -> 
         delegations=JsonlDelegationLog(paths.delegations_log),
         chat_log=JsonlChatLog(paths.chats),
         trust=trust,
+        policy=JsonPolicyStore(paths, clock, problems.append),
+        asks=JsonlAskJournal(paths.asks_journal),
         problems=problems,
         reassigned=reassigned,
     )
@@ -177,12 +179,15 @@ def wire_core(
     clock: Clock,
     ids: IdGenerator,
     trust: ProjectTrust,
-    ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
-    queue_cap_s: float = DEFAULT_QUEUE_CAP_S,
+    policy: PolicyStore,
+    journal: AskJournal,
+    ask_timeout_s: float | None = None,
+    queue_cap_s: float | None = None,
     caller_timeout_s: float | None = None,
     margin_s: float = DEADLINE_MARGIN_S,
 ) -> Core:
-    """The use cases and the command table over these ports."""
+    """The use cases and the command table over these ports. ``ask_timeout_s`` and
+    ``queue_cap_s``, when given, override the project policy's."""
     bus = EventBus()
     sessions = LiveSessions()
     launcher = AgentLauncher(agents, profiles, sessions, starter, bus, clock, trust)
@@ -192,6 +197,10 @@ def wire_core(
         sessions,
         launcher,
         bus,
+        Chains(ids, clock),
+        journal,
+        clock,
+        policy.current,
         default_timeout_s=ask_timeout_s,
         queue_cap_s=queue_cap_s,
         caller_timeout_s=caller_timeout_s,
@@ -213,6 +222,7 @@ def wire_core(
         "events": bus,
         "clock": clock,
         "ids": ids,
+        "policy": policy,
     }
     handlers = {kind: inject(handler, dependencies) for kind, handler in HANDLERS.items()}
     orchestrator = OrchestratorService(handlers, bus, delegations, clock)
@@ -243,7 +253,7 @@ def default_starter(
 def project_runtime(
     services: ProjectServices,
     starter: SessionStarter,
-    ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
+    ask_timeout_s: float | None = None,
     tool_timeout_s: float = TOOL_TIMEOUT_S,
 ) -> ProjectRuntime:
     """One project's runtime: its core, its file door and its MCP listener (not started).
@@ -262,6 +272,8 @@ def project_runtime(
         clock=s.clock,
         ids=s.ids,
         trust=s.trust,
+        policy=s.policy,
+        journal=s.asks,
         ask_timeout_s=ask_timeout_s,
         caller_timeout_s=tool_timeout_s,
     )
@@ -305,7 +317,7 @@ async def open_project(
     with_mcp: bool = True,
     resume: bool = True,
     file_door: bool = True,
-    ask_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
+    ask_timeout_s: float | None = None,
     tool_timeout_s: float = TOOL_TIMEOUT_S,
 ) -> ProjectRuntime:
     """Open the project in ``root`` (making it one if needed). Raises ``Conflict`` (open in

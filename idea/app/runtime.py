@@ -19,14 +19,19 @@ from idea.application.event_bus import EventBus
 from idea.application.launch_agent import AgentLauncher
 from idea.application.live_sessions import LiveSessions
 from idea.application.orchestrator_service import OrchestratorService
-from idea.application.reconcile_at_open import reconcile_layouts, reconcile_work_state
+from idea.application.reconcile_at_open import (
+    reconcile_layouts,
+    reconcile_lost_asks,
+    reconcile_work_state,
+)
 from idea.application.resume_sessions import ResumeReport, resume_sessions
 from idea.application.snapshot_running_agents import snapshot_running_agents
 from idea.application.stop_agent import AgentStopper
 from idea.application.workspace_trust import WorkspaceTrust
 from idea.domain.agent import Agent, AgentIdReassigned
 from idea.domain.errors import CorruptFile, IdeaError
-from idea.domain.events import ProjectTrustChanged, StoreFileQuarantined
+from idea.domain.events import AsksLost, ProjectTrustChanged, StoreFileQuarantined
+from idea.domain.json_types import JsonObject
 from idea.domain.layout import Layouts
 from idea.domain.project import ProjectInfo
 from idea.domain.trust import TrustState
@@ -38,12 +43,14 @@ from idea.infrastructure.processes.leftovers import kill_leftover_processes
 from idea.infrastructure.processes.system import SystemClock, UuidGenerator
 from idea.infrastructure.processes.tree import ProcessRecord
 from idea.infrastructure.stores.agents import MarkdownAgentStore
+from idea.infrastructure.stores.ask_journal import JsonlAskJournal
 from idea.infrastructure.stores.chat_log import JsonlChatLog
 from idea.infrastructure.stores.delegation_log import JsonlDelegationLog
 from idea.infrastructure.stores.knowledge import MarkdownMemoryStore, MarkdownSkillStore
 from idea.infrastructure.stores.layouts import JsonLayoutStore
 from idea.infrastructure.stores.mcp_secret import ensure_project_key
 from idea.infrastructure.stores.paths import ProjectPaths
+from idea.infrastructure.stores.policy import JsonPolicyStore
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.project_lock import ProjectLock
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
@@ -71,6 +78,8 @@ class ProjectServices:
     delegations: JsonlDelegationLog
     chat_log: JsonlChatLog
     trust: WorkspaceTrust
+    policy: JsonPolicyStore
+    asks: JsonlAskJournal  # the asks in flight (DESIGN.md §15)
     problems: list[CorruptFile] = field(default_factory=list)
     reassigned: list[AgentIdReassigned] = field(default_factory=list)  # copied agent files
 
@@ -95,6 +104,7 @@ class OpenReport:
     resumed: ResumeReport | None = None
     agent_ids_reassigned: list[AgentIdReassigned] = field(default_factory=list)
     worktrees: list[str] = field(default_factory=list)  # what reconciling them did
+    lost_asks: list[JsonObject] = field(default_factory=list)  # in flight when it last ended
     restricted: bool = False  # opened restricted (DESIGN.md §13): nothing resumed, no file door
 
 
@@ -152,6 +162,10 @@ class ProjectRuntime:
         )
         # §7 step 3: processes a crashed run left behind.
         self.report.leftover_processes_killed = kill_leftover_processes(s.paths)
+        # Asks in flight when the app last ended: logged LOST (file asks are answered again).
+        self.report.lost_asks = reconcile_lost_asks(s.asks, s.delegations, s.clock)
+        if self.report.lost_asks:
+            self.bus.publish(AsksLost(len(self.report.lost_asks)))
         # Agents' worktrees: ones deleted by hand, locks and a merge a crash cut short (§14).
         if (s.paths.ideai / "worktrees").is_dir():
             try:

@@ -12,30 +12,51 @@
   its own CLI gives up, and a chain never outlives its root;
 - an ask that would close a cycle of agents waiting on each other (A asks B while B waits on A,
   or longer chains) fails at once with CONFLICT naming the cycle, instead of dead-locking;
-- every turn ends with AgentTurnFinished (ok or not); success → AgentReplied.
+- governance (DESIGN.md §15): an ask made by an agent while it serves another joins that one's
+  chain one level deeper (``chains.py``); deeper than the policy's ``max_depth`` →
+  DEPTH_EXCEEDED; an agent not in the target's ``asks_from`` → FORBIDDEN (the user always may);
+  a nested ask of a chain that spent its ``chain_token_budget`` → BUDGET_EXCEEDED, checked when
+  it is made and again when its turn would start;
+- every accepted ask is in the in-flight journal from its start to its end;
+- every turn ends with AgentTurnFinished (ok or not, with its usage); success → AgentReplied; a
+  rate-limit refusal → AgentRateLimited.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from idea.application.agent_inbox import Inboxes, QueuedTurn
 from idea.application.caller import AskProgress, Caller, ProgressListener
+from idea.application.chains import AskTrace, Chains, Hop, UsageLedger
 from idea.application.event_bus import EventPublisher
 from idea.application.launch_agent import AgentLauncher, LaunchRequest
 from idea.application.live_sessions import LiveSessions
-from idea.application.ports import AgentStore, Clock, WorkStateStore
+from idea.application.ports import AgentStore, AskJournal, Clock, WorkStateStore
 from idea.application.work_state import record_delegation
 from idea.domain import commands as c
 from idea.domain.agent import Agent
-from idea.domain.errors import IdeaError, IdeaTimeout, Invalid
+from idea.domain.errors import (
+    BudgetExceeded,
+    DepthExceeded,
+    Forbidden,
+    IdeaError,
+    IdeaTimeout,
+    Invalid,
+    RateLimited,
+)
 from idea.domain.events import (
     AgentQueueChanged,
+    AgentRateLimited,
     AgentReplied,
     AgentTurnFinished,
     AgentTurnStarted,
 )
+from idea.domain.json_types import JsonObject
 from idea.domain.outcome import OrchestratorOutcome
+from idea.domain.policy import Policy, may_ask
 from idea.domain.profile import Mode
 from idea.domain.wait_graph import WaitGraph
 
@@ -45,6 +66,14 @@ DEFAULT_QUEUE_CAP_S = 900.0
 DEADLINE_MARGIN_S = 5.0
 
 
+@dataclass(frozen=True, slots=True)
+class _Serving:
+    """The turn an agent is in: for which hop, until when (loop time)."""
+
+    hop: Hop
+    ends: float
+
+
 class AgentAsker:
     def __init__(
         self,
@@ -52,25 +81,48 @@ class AgentAsker:
         sessions: LiveSessions,
         launch: AgentLauncher,
         events: EventPublisher,
-        default_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
-        queue_cap_s: float = DEFAULT_QUEUE_CAP_S,
+        chains: Chains,
+        journal: AskJournal,
+        clock: Clock,
+        policy: Callable[[], Policy] = Policy,
+        default_timeout_s: float | None = None,
+        queue_cap_s: float | None = None,
         caller_timeout_s: float | None = None,
         margin_s: float = DEADLINE_MARGIN_S,
+        wake: Callable[[str], LaunchRequest | None] | None = None,
     ) -> None:
-        # ``caller_timeout_s``: the MCP tool timeout IdeA declares to the agents' CLIs.
+        """``policy``: the project's, read at each ask (``default_timeout_s`` and
+        ``queue_cap_s`` override its ``ask_timeout_s`` and ``queue_wait_s`` when given);
+        ``caller_timeout_s``: the MCP tool timeout IdeA declares to the agents' CLIs;
+        ``wake``: how a hibernated agent is launched again (its conversation resumed)."""
         self._caller_timeout_s = caller_timeout_s
         self._margin_s = margin_s
-        self._serving: dict[str, float] = {}  # agent id -> deadline of the turn it is in
+        self._serving: dict[str, _Serving] = {}  # agent id -> the turn it is in
         self._agents = agents
         self._sessions = sessions
         self._launch = launch
         self._events = events
+        self._chains = chains
+        self._journal = journal
+        self._clock = clock
+        self._policy = policy
         self._default_timeout_s = default_timeout_s
         self._queue_cap_s = queue_cap_s
+        self._wake = wake
+        self.usage = UsageLedger()
         self.inboxes: Inboxes[str] = Inboxes(
             lambda agent_id, queued: events.publish(AgentQueueChanged(agent_id, queued))
         )
         self.waits = WaitGraph()
+
+    @property
+    def chains(self) -> Chains:
+        return self._chains
+
+    def serving(self, agent_id: str) -> Hop | None:
+        """The hop the agent answers now, if any."""
+        found = self._serving.get(agent_id)
+        return found.hop if found is not None else None
 
     async def __call__(
         self,
@@ -80,48 +132,137 @@ class AgentAsker:
         timeout_s: float | None = None,
         progress: ProgressListener | None = None,
         from_cli: bool = False,
+        trace: AskTrace | None = None,
     ) -> str:
         """The target's final text. Raises ``NotFound``, ``Invalid``, ``Conflict``,
-        ``IdeaTimeout``, ``AgentFailed``, ``Unavailable``; cancelling the caller withdraws it.
-        ``from_cli``: the caller is an agent's CLI, bound by its MCP tool timeout."""
+        ``Forbidden``, ``DepthExceeded``, ``BudgetExceeded``, ``IdeaTimeout``, ``AgentFailed``
+        (``RateLimited``), ``Unavailable``; cancelling the caller withdraws it.
+        ``from_cli``: the caller is an agent's CLI, bound by its MCP tool timeout; ``trace``
+        gets the ask's chain, depth and usage as they become known."""
+        trace = trace if trace is not None else AskTrace()
         agent = self._agents.get(target)
         if self._sessions.terminal_session(agent.id) is not None:
             raise Invalid(
                 f"agent {agent.name} is running in a terminal and cannot be asked; "
                 "open it in chat (structured) mode to delegate to it"
             )
-        turn_timeout = timeout_s if timeout_s is not None else self._default_timeout_s
-        deadline = self._deadline(agent, turn_timeout, requester_id, from_cli)
+        policy = self._policy()
+        parent = self._serving.get(requester_id) if requester_id is not None else None
+        hop = self._chains.hop(parent.hop if parent else None, requester_id, agent.id)
+        trace.ask_id, trace.chain_id, trace.depth = hop.ask_id, hop.chain.chain_id, hop.depth
+        # A cycle is named first: it is why a chain would grow without end.
         edge = (
             self.waits.add(requester_id, agent.id, self._name_of)
             if requester_id is not None
             else None
         )
         try:
-            item = self.inboxes.submit(
-                agent.id, lambda: self._turn(agent, task, turn_timeout, requester_id, deadline)
+            self._admit(agent, hop, policy)
+            if timeout_s is not None:
+                turn_timeout = timeout_s
+            elif self._default_timeout_s is not None:
+                turn_timeout = self._default_timeout_s
+            else:
+                turn_timeout = policy.ask_timeout_s
+            queue_cap = self._queue_cap_s if self._queue_cap_s is not None else policy.queue_wait_s
+            deadline = self._deadline(agent, turn_timeout, queue_cap, parent, from_cli)
+            return await self._accepted(
+                agent, task, hop, trace, turn_timeout, queue_cap, deadline, progress
             )
-            return await self._wait(agent, item, progress, deadline)
         finally:
             if edge is not None:
                 self.waits.remove(edge)
 
+    async def _accepted(
+        self,
+        agent: Agent,
+        task: str,
+        hop: Hop,
+        trace: AskTrace,
+        turn_timeout: float,
+        queue_cap: float,
+        deadline: float,
+        progress: ProgressListener | None,
+    ) -> str:
+        """An admitted ask: in its chain and the journal until it ends, however it ends."""
+        self._chains.enter(hop)
+        self._journal.started(hop.ask_id, self._journal_record(agent, hop, trace, deadline))
+        code: str | None = "CANCELLED"
+        try:
+            item = self.inboxes.submit(
+                agent.id,
+                lambda: self._turn(agent, task, turn_timeout, hop, deadline, trace),
+            )
+            reply = await self._wait(agent, item, progress, deadline, queue_cap)
+            code = None
+            return reply
+        except IdeaError as exc:
+            code = exc.code
+            raise
+        finally:
+            self._journal.ended(hop.ask_id, {"at_ms": self._clock.now_ms(), "code": code})
+            self._chains.leave(hop)
+
+    def _admit(self, agent: Agent, hop: Hop, policy: Policy) -> None:
+        """Raises ``Forbidden``, ``DepthExceeded``, ``BudgetExceeded``."""
+        if hop.requester_id is not None and not may_ask(
+            agent.asks_from, self._name_of(hop.requester_id)
+        ):
+            raise Forbidden(
+                f"{self._name_of(hop.requester_id)} may not ask {agent.name}: only "
+                f"{', '.join(agent.asks_from)} may (its asks_from)"
+            )
+        if hop.depth > policy.max_depth:
+            raise DepthExceeded(
+                f"asking {agent.name} would make delegation chain {hop.chain.chain_id[:8]} "
+                f"{hop.depth} asks deep; the project's max_depth is {policy.max_depth}"
+            )
+        self._check_budget(agent, hop, policy)
+
+    @staticmethod
+    def _check_budget(agent: Agent, hop: Hop, policy: Policy) -> None:
+        budget = policy.chain_token_budget
+        spent = hop.chain.usage.total_tokens
+        if hop.depth > 1 and budget is not None and spent >= budget:
+            raise BudgetExceeded(
+                f"delegation chain {hop.chain.chain_id[:8]} spent {spent:,} tokens of its "
+                f"budget of {budget:,}; {agent.name} is not asked"
+            )
+
+    def _journal_record(
+        self, agent: Agent, hop: Hop, trace: AskTrace, deadline: float
+    ) -> JsonObject:
+        remaining_ms = round((deadline - asyncio.get_running_loop().time()) * 1000)
+        return {
+            "at_ms": self._clock.now_ms(),
+            "source": trace.source,
+            "requester": hop.requester_id,
+            "target": agent.name,
+            "chain_id": hop.chain.chain_id,
+            "depth": hop.depth,
+            "deadline_at_ms": self._clock.now_ms() + remaining_ms,
+        }
+
     def _deadline(
-        self, agent: Agent, turn_timeout: float, requester_id: str | None, from_cli: bool
+        self,
+        agent: Agent,
+        turn_timeout: float,
+        queue_cap: float,
+        parent: _Serving | None,
+        from_cli: bool,
     ) -> float:
         """The loop time by which the answer must be back. Raises ``IdeaTimeout`` when a chain
         has no time left for this ask."""
         now = asyncio.get_running_loop().time()
-        deadline = now + self._queue_cap_s + turn_timeout
+        deadline = now + queue_cap + turn_timeout
         if from_cli and self._caller_timeout_s is not None:
             deadline = min(deadline, now + self._caller_timeout_s - self._margin_s)
-        parent = self._serving.get(requester_id) if requester_id is not None else None
         if parent is not None:
-            deadline = min(deadline, parent - self._margin_s)
+            deadline = min(deadline, parent.ends - self._margin_s)
         if deadline <= now:
             raise IdeaTimeout(
                 f"no time is left to ask {agent.name}: the ask this one serves ends in "
-                f"{max(0.0, (parent or now) - now):.1f} s"
+                f"{max(0.0, (parent.ends if parent else now) - now):.1f} s"
             )
         return deadline
 
@@ -137,6 +278,7 @@ class AgentAsker:
         item: QueuedTurn[str],
         progress: ProgressListener | None,
         deadline: float,
+        queue_cap: float,
     ) -> str:
         inbox = self.inboxes.inbox(agent.id)
 
@@ -149,7 +291,7 @@ class AgentAsker:
         report()
         try:
             loop = asyncio.get_running_loop()
-            wait_s = min(self._queue_cap_s, deadline - loop.time())
+            wait_s = min(queue_cap, deadline - loop.time())
             try:
                 async with asyncio.timeout(wait_s):
                     await item.started.wait()
@@ -158,7 +300,7 @@ class AgentAsker:
                     f"waited {wait_s:.3g} s in {agent.name}'s queue: "
                     + (
                         "longer than the queue cap"
-                        if wait_s >= self._queue_cap_s
+                        if wait_s >= queue_cap
                         else "all the time its caller had left"
                     )
                 ) from None
@@ -174,31 +316,54 @@ class AgentAsker:
         agent: Agent,
         task: str,
         timeout_s: float,
-        requester_id: str | None,
+        hop: Hop,
         deadline: float,
+        trace: AskTrace,
     ) -> str:
+        # The chain may have spent its budget while this ask waited in line.
+        self._check_budget(agent, hop, self._policy())
         session = self._sessions.structured_session(agent.id)
         if session is None:
-            result = await self._launch(LaunchRequest(agent.name, mode=Mode.STRUCTURED))
+            woken = self._wake(agent.id) if self._wake is not None else None
+            request = woken or LaunchRequest(agent.name, mode=Mode.STRUCTURED)
+            result = await self._launch(request)
             if result.mode is not Mode.STRUCTURED:
                 raise Invalid(f"agent {agent.name} is running in a terminal and cannot be asked")
             session = self._sessions.structured_session(agent.id)
             if session is None:  # pragma: no cover - the launch registers it
                 raise Invalid(f"agent {agent.name} has no structured session")
-        self._events.publish(AgentTurnStarted.of_prompt(agent.id, agent.name, requester_id, task))
+        chain_id = hop.chain.chain_id
+        self._events.publish(
+            AgentTurnStarted.of_prompt(
+                agent.id, agent.name, hop.requester_id, task, chain_id, hop.depth
+            )
+        )
         now = asyncio.get_running_loop().time()
         ends = min(deadline, now + timeout_s)
-        self._serving[agent.id] = ends  # asks it makes meanwhile end before this turn does
+        # Asks it makes meanwhile join this chain and end before this turn does.
+        self._serving[agent.id] = _Serving(hop, ends)
+        self._chains.serving(hop, True)
         try:
             final = await session.send_blocking(task, max(0.001, ends - now))
-        except IdeaError:
-            self._events.publish(AgentTurnFinished(agent.id, ok=False))
+        except IdeaError as exc:
+            self._events.publish(AgentTurnFinished(agent.id, ok=False, chain_id=chain_id))
+            if isinstance(exc, RateLimited):
+                self._events.publish(
+                    AgentRateLimited(agent.id, agent.name, exc.message, exc.resets_at_ms)
+                )
             raise
         finally:
             self._serving.pop(agent.id, None)
-        self._events.publish(AgentTurnFinished(agent.id, ok=True))
+            self._chains.serving(hop, False)
+        if final.usage is not None:
+            trace.usage = final.usage
+            self._chains.spent(hop, final.usage)
+            self.usage.add(agent.id, final.usage)
+        self._events.publish(
+            AgentTurnFinished(agent.id, ok=True, usage=final.usage, chain_id=chain_id)
+        )
         reply = final.text
-        self._events.publish(AgentReplied.of_reply(agent.id, agent.name, requester_id, reply))
+        self._events.publish(AgentReplied.of_reply(agent.id, agent.name, hop.requester_id, reply))
         return reply
 
     def _name_of(self, agent_id: str) -> str:
@@ -220,6 +385,7 @@ async def ask_agent(
     at = clock.now_ms()
     outcome: dict[str, str | int | bool | None] = {"target": command.target, "at_ms": at}
     requester_id = caller.requester_id
+    trace = AskTrace(source=caller.source)
     try:
         reply = await asker(
             command.target,
@@ -228,6 +394,7 @@ async def ask_agent(
             command.timeout_s,
             caller.progress,
             from_cli=caller.verified,
+            trace=trace,
         )
     except IdeaError as exc:
         outcome.update(ok=False, code=exc.code)
@@ -236,5 +403,7 @@ async def ask_agent(
         outcome.update(ok=True, code=None)
         return OrchestratorOutcome(f"{command.target} answered", reply=reply)
     finally:
+        caller.log_fields.update(trace.log_fields())  # the delegation log row: chain, usage
         if requester_id is not None and "ok" in outcome:
+            outcome.update(chain_id=trace.chain_id, depth=trace.depth)
             record_delegation(work_state, requester_id, dict(outcome), clock)

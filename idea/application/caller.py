@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from idea.domain.json_types import JsonObject
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,8 +21,12 @@ ProgressListener = Callable[[AskProgress], None]
 @dataclass(frozen=True, slots=True)
 class Caller:
     """``requester_id``: the agent the request comes from (None: the user); ``verified``: the door
-    proved it (MCP: the bridge's per-agent key), rather than took a request file's word for it."""
+    proved it (MCP: the bridge's per-agent key), rather than took a request file's word for it;
+    ``source``: the door's name; ``log_fields``: what the handler adds to the command's
+    delegation log row (an ask's chain, depth and usage), failed or not."""
 
     requester_id: str | None = None
     progress: ProgressListener | None = None
     verified: bool = False
+    source: str | None = None
+    log_fields: JsonObject = field(default_factory=dict)

@@ -77,8 +77,10 @@ class OrchestratorService:
         started = self._clock.monotonic()
         code: str | None = None
         outcome: OrchestratorOutcome | None = None
+        verified = requester_id is not None and source is c.Source.MCP
+        caller = Caller(requester_id, progress, verified, source.value)
         try:
-            outcome = await self._handle(command, source, requester_id, progress)
+            outcome = await self._handle(command, caller)
             return outcome
         except IdeaError as exc:
             code = exc.code
@@ -91,35 +93,39 @@ class OrchestratorService:
             code = "CANCELLED"
             raise
         finally:
-            self._processed(command, source, requester_id, started, code, outcome)
+            self._processed(command, source, caller, started, code, outcome)
 
-    async def _handle(
-        self,
-        command: c.Command,
-        source: c.Source,
-        requester_id: str | None,
-        progress: ProgressListener | None,
-    ) -> OrchestratorOutcome:
+    async def _handle(self, command: c.Command, caller: Caller) -> OrchestratorOutcome:
         handler = self._handlers.get(type(command))
         if handler is None:  # pragma: no cover - every command has a line in HANDLERS
             raise Internal(f"no handler for {type(command).__name__}")
-        verified = requester_id is not None and source is c.Source.MCP
-        return await handler(command, Caller(requester_id, progress, verified))
+        return await handler(command, caller)
 
     def _processed(
         self,
         command: c.Command,
         source: c.Source,
-        requester_id: str | None,
+        caller: Caller,
         started: float,
         code: str | None,
         outcome: OrchestratorOutcome | None,
     ) -> None:
         duration_ms = max(0, round((self._clock.monotonic() - started) * 1000))
         target = c.command_target(command)
+        requester_id = caller.requester_id
+        extra = caller.log_fields
+        chain_id, depth = extra.get("chain_id"), extra.get("depth")
         self._events.publish(
             OrchestratorRequestProcessed(
-                source, requester_id, command.ACTION, target, code is None, duration_ms, code
+                source,
+                requester_id,
+                command.ACTION,
+                target,
+                code is None,
+                duration_ms,
+                code,
+                chain_id if isinstance(chain_id, str) else None,
+                depth if isinstance(depth, int) else None,
             )
         )
         prompt = command.task if isinstance(command, c.AskAgent) else None
@@ -138,6 +144,7 @@ class OrchestratorService:
                 "duration_ms": duration_ms,
                 "ok": code is None,
                 "code": code,
+                **extra,
             }
         )
 

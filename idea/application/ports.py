@@ -15,6 +15,7 @@ from idea.domain.errors import CorruptFile
 from idea.domain.json_types import JsonObject
 from idea.domain.knowledge import MemoryNote, Skill
 from idea.domain.layout import Layouts
+from idea.domain.policy import Policy
 from idea.domain.profile import Profile
 from idea.domain.project import ProjectInfo
 from idea.domain.trust import TrustEntry
@@ -199,4 +200,34 @@ class ProjectTrust(Protocol):
 
     def require(self, what: str) -> None:
         """Raises ``Untrusted`` (naming ``what``) while the project is restricted."""
+        ...
+
+
+class AskJournal(Protocol):
+    """``.ideai/run/asks.jsonl``: the asks in flight, so that a crash cannot hide one (§15).
+    Writing never raises."""
+
+    def started(self, ask_id: str, record: JsonObject) -> None: ...
+
+    def ended(self, ask_id: str, record: JsonObject) -> None: ...
+
+    def unfinished(self) -> list[JsonObject]:
+        """The start records of asks that never ended (read at open), oldest first."""
+        ...
+
+    def reset(self) -> None:
+        """Forget what the file holds (after reconciliation)."""
+        ...
+
+
+class PolicyStore(Protocol):
+    """``.ideai/policy.json`` (DESIGN.md §15)."""
+
+    def current(self) -> Policy:
+        """The policy as the file says now; the defaults when absent or unusable (the file is
+        then moved aside and reported)."""
+        ...
+
+    def save(self, policy: Policy) -> None:
+        """Raises ``Internal`` on an I/O error."""
         ...

@@ -13,9 +13,10 @@ from idea.domain import frontmatter
 from idea.domain.errors import Invalid
 from idea.domain.frontmatter import FrontMatter
 from idea.domain.names import validate_slug
+from idea.domain.policy import ANYONE, parse_asks_from, render_asks_from
 from idea.domain.profile import Mode
 
-_KNOWN = ("id", "name", "profile", "mode", "model", "description", "workspace")
+_KNOWN = ("id", "name", "profile", "mode", "model", "description", "workspace", "asks_from")
 # An agent's context is read on each launch and shown in the UI's editor: a role, instructions,
 # not a data file. Bounded so that one file cannot exceed a UI client's message bound.
 CONTEXT_MAX_CHARS = 512 * 1024
@@ -40,6 +41,8 @@ class Agent:
     context: str = ""
     extra: FrontMatter = field(default_factory=dict)
     workspace: Workspace = Workspace.PROJECT
+    # Who may ask it (DESIGN.md §15): ("*",) anyone, else these agents' names; the user always.
+    asks_from: tuple[str, ...] = (ANYONE,)
 
     def __post_init__(self) -> None:
         validate_slug(self.name, "agent name")
@@ -68,6 +71,8 @@ class Agent:
             front["description"] = self.description
         if self.workspace is not Workspace.PROJECT:
             front["workspace"] = self.workspace.value
+        if self.asks_from != (ANYONE,):
+            front["asks_from"] = render_asks_from(self.asks_from)
         front.update(self.extra)
         return front
 
@@ -109,6 +114,9 @@ class Agent:
             name=name,
             profile=profile,
             workspace=workspace,
+            asks_from=parse_asks_from(
+                _scalar(front, "asks_from"), f"agent {name}: field 'asks_from'"
+            ),
             mode=mode,
             model=_scalar(front, "model"),
             description=_scalar(front, "description"),

@@ -14,6 +14,7 @@ from idea.domain.commands import Source
 from idea.domain.errors import Invalid
 from idea.domain.json_types import JsonObject
 from idea.domain.profile import Mode
+from idea.domain.usage import RateLimit, Usage
 from idea.domain.work_state import Status, parse_status
 
 PREVIEW_MAX_CHARS = 200
@@ -104,6 +105,8 @@ class OrchestratorRequestProcessed:
     ok: bool
     duration_ms: int
     code: str | None = None  # the IdeaError code when not ok
+    chain_id: str | None = None  # an ask's delegation chain and depth (DESIGN.md §15)
+    depth: int | None = None
 
     def __post_init__(self) -> None:
         # ok and code must tell the same story, or the delegation log lies.
@@ -122,6 +125,8 @@ class OrchestratorRequestProcessed:
             "ok": self.ok,
             "duration_ms": self.duration_ms,
             "code": self.code,
+            "chain_id": self.chain_id,
+            "depth": self.depth,
         }
 
 
@@ -146,13 +151,21 @@ class AgentTurnStarted:
     requester_id: str | None
     prompt: str
     prompt_chars: int
+    chain_id: str | None = None  # the delegation chain the ask belongs to (DESIGN.md §15)
+    depth: int | None = None
 
     @classmethod
     def of_prompt(
-        cls, agent_id: str, agent_name: str, requester_id: str | None, prompt: str
+        cls,
+        agent_id: str,
+        agent_name: str,
+        requester_id: str | None,
+        prompt: str,
+        chain_id: str | None = None,
+        depth: int | None = None,
     ) -> AgentTurnStarted:
         shown = prompt if len(prompt) <= PROMPT_MAX_CHARS else prompt[: PROMPT_MAX_CHARS - 1] + "…"
-        return cls(agent_id, agent_name, requester_id, shown, len(prompt))
+        return cls(agent_id, agent_name, requester_id, shown, len(prompt), chain_id, depth)
 
     def to_json(self) -> JsonObject:
         return {
@@ -162,6 +175,8 @@ class AgentTurnStarted:
             "requester_id": self.requester_id,
             "prompt": self.prompt,
             "prompt_chars": self.prompt_chars,
+            "chain_id": self.chain_id,
+            "depth": self.depth,
         }
 
 
@@ -180,9 +195,58 @@ class AgentQueueChanged:
 class AgentTurnFinished:
     agent_id: str
     ok: bool
+    usage: Usage | None = None  # what the turn cost, when its CLI said
+    chain_id: str | None = None
 
     def to_json(self) -> JsonObject:
-        return {"type": "AgentTurnFinished", "agent_id": self.agent_id, "ok": self.ok}
+        return {
+            "type": "AgentTurnFinished",
+            "agent_id": self.agent_id,
+            "ok": self.ok,
+            "usage": None if self.usage is None else self.usage.to_json(),
+            "chain_id": self.chain_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRateLimited:
+    """The agent's CLI refused a turn for a rate limit or a spent quota; its row is ``blocked``."""
+
+    agent_id: str
+    agent_name: str
+    reason: str
+    resets_at_ms: int | None = None
+
+    @property
+    def limit(self) -> RateLimit:
+        return RateLimit(self.reason, self.resets_at_ms)
+
+    def to_json(self) -> JsonObject:
+        return {
+            "type": "AgentRateLimited",
+            "agent_id": self.agent_id,
+            "agent_name": self.agent_name,
+            "reason": self.reason,
+            "resets_at_ms": self.resets_at_ms,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AgentHibernated:
+    """A structured agent idle for the policy's ``hibernate_after_s`` was stopped; its
+    conversation is kept and the next ask or chat message resumes it."""
+
+    agent_id: str
+    agent_name: str
+    conversation_id: str | None
+
+    def to_json(self) -> JsonObject:
+        return {
+            "type": "AgentHibernated",
+            "agent_id": self.agent_id,
+            "agent_name": self.agent_name,
+            "conversation_id": self.conversation_id,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +309,16 @@ class CliVersionChanged:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class AsksLost:
+    """At open: asks that were in flight when the app last ended (logged ``LOST``)."""
+
+    count: int
+
+    def to_json(self) -> JsonObject:
+        return {"type": "AsksLost", "count": self.count}
+
+
 DomainEvent: TypeAlias = (
     AgentLaunched
     | AgentStopped
@@ -259,6 +333,9 @@ DomainEvent: TypeAlias = (
     | StoreFileQuarantined
     | ProjectTrustChanged
     | CliVersionChanged
+    | AgentRateLimited
+    | AgentHibernated
+    | AsksLost
 )
 
 EVENT_TYPES: tuple[type[DomainEvent], ...] = (
@@ -275,4 +352,7 @@ EVENT_TYPES: tuple[type[DomainEvent], ...] = (
     StoreFileQuarantined,
     ProjectTrustChanged,
     CliVersionChanged,
+    AgentRateLimited,
+    AgentHibernated,
+    AsksLost,
 )

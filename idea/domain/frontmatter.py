@@ -22,6 +22,8 @@ _DELIM = "---"
 _KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*))?$")
 # Plain scalars that YAML would read as something else, or that our parser would trim or split.
 _PLAIN_SAFE_RE = re.compile(r"[^\s\"'#|>&*!%@`{\[\]},?:-][^\n#]*")
+# A flow list of names, ``[a, b]``: read back as this very text, and as a list by YAML readers.
+_NAME_LIST_RE = re.compile(r"\[[a-z0-9_][a-z0-9_, -]*\]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,5 +157,7 @@ def _render_mapping(mapping: FrontMatter, indent: int, out: list[str]) -> None:
 def _render_scalar(value: str) -> str:
     # ": " would make a stricter YAML reader (other tools read these files too) see a mapping.
     if value and _PLAIN_SAFE_RE.fullmatch(value) and value == value.strip() and ": " not in value:
+        return value
+    if _NAME_LIST_RE.fullmatch(value) and not value.endswith(" ]"):
         return value
     return json.dumps(value, ensure_ascii=False)

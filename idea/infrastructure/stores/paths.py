@@ -42,6 +42,14 @@ class ProjectPaths:
         return self.ideai / "profiles.json"
 
     @cached_property
+    def policy(self) -> Path:
+        return self.ideai / "policy.json"
+
+    @cached_property
+    def asks_journal(self) -> Path:
+        return self.run / "asks.jsonl"
+
+    @cached_property
     def layouts(self) -> Path:
         return self.ideai / "layouts.json"
 

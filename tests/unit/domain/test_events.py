@@ -13,13 +13,16 @@ from idea.domain.events import (
     EVENT_TYPES,
     PREVIEW_MAX_CHARS,
     PROMPT_MAX_CHARS,
+    AgentHibernated,
     AgentLaunched,
     AgentQueueChanged,
+    AgentRateLimited,
     AgentReplied,
     AgentsChanged,
     AgentStopped,
     AgentTurnFinished,
     AgentTurnStarted,
+    AsksLost,
     CliVersionChanged,
     DomainEvent,
     LayoutChanged,
@@ -29,6 +32,7 @@ from idea.domain.events import (
     StoreFileQuarantined,
 )
 from idea.domain.profile import Mode
+from idea.domain.usage import Usage
 from idea.domain.work_state import Status
 
 EVENTS: list[DomainEvent] = [
@@ -47,6 +51,11 @@ EVENTS: list[DomainEvent] = [
     StoreFileQuarantined("layouts.json", "layouts.json.corrupt-1", "bad JSON"),
     ProjectTrustChanged("trusted"),
     CliVersionChanged("codex", "0.171.0", "0.172.0"),
+    AgentTurnStarted("a1", "dev", "a2", "do it", 5, chain_id="ch-1", depth=2),
+    AgentTurnFinished("a1", ok=True, usage=Usage(10, 5, 2, 1, 0.25), chain_id="ch-1"),
+    AgentRateLimited("a1", "dev", "usage limit reached", 1_900_000_000_000),
+    AgentHibernated("a1", "dev", "conv-1"),
+    AsksLost(2),
 ]
 
 

@@ -24,6 +24,7 @@ from idea.application.ask_agent import DEADLINE_MARGIN_S, DEFAULT_TURN_TIMEOUT_S
 from idea.application.chains import Chains
 from idea.application.event_bus import EventBus
 from idea.application.handlers import HANDLERS, Handler
+from idea.application.hibernation import Hibernation
 from idea.application.launch_agent import AgentLauncher
 from idea.application.live_sessions import LiveSessions
 from idea.application.orchestrator_service import BoundHandler, OrchestratorService
@@ -192,6 +193,7 @@ def wire_core(
     sessions = LiveSessions()
     launcher = AgentLauncher(agents, profiles, sessions, starter, bus, clock, trust)
     stopper = AgentStopper(agents, sessions, bus)
+    sleeping: list[Hibernation] = []  # made below: it needs the asker, which wakes its agents
     asker = AgentAsker(
         agents,
         sessions,
@@ -205,7 +207,10 @@ def wire_core(
         queue_cap_s=queue_cap_s,
         caller_timeout_s=caller_timeout_s,
         margin_s=margin_s,
+        wake=lambda agent_id: sleeping[0].wake(agent_id),  # noqa: PLW0108 - bound later
     )
+    hibernation = Hibernation(sessions, asker, stopper, bus, policy.current, clock.monotonic)
+    sleeping.append(hibernation)
     dependencies: dict[str, object] = {
         "agents": agents,
         "profiles": profiles,
@@ -226,7 +231,7 @@ def wire_core(
     }
     handlers = {kind: inject(handler, dependencies) for kind, handler in HANDLERS.items()}
     orchestrator = OrchestratorService(handlers, bus, delegations, clock)
-    return Core(bus, sessions, launcher, stopper, asker, orchestrator)
+    return Core(bus, sessions, launcher, stopper, asker, orchestrator, hibernation)
 
 
 def default_starter(

@@ -9,6 +9,7 @@ builds it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import TypeVar
 
 from idea.application.ask_agent import AgentAsker
 from idea.application.event_bus import EventBus
+from idea.application.hibernation import Hibernation
 from idea.application.launch_agent import AgentLauncher
 from idea.application.live_sessions import LiveSessions
 from idea.application.orchestrator_service import OrchestratorService
@@ -94,6 +96,7 @@ class Core:
     stopper: AgentStopper
     asker: AgentAsker
     orchestrator: OrchestratorService
+    hibernation: Hibernation
 
 
 @dataclass
@@ -138,6 +141,7 @@ class ProjectRuntime:
         self._lock: ProjectLock | None = None
         self._resume = self._door = self._door_started = False
         self._resumable: Layouts | None = None
+        self._hibernating: asyncio.Task[None] | None = None
 
     async def open(self, *, resume: bool, file_door: bool, mcp: bool) -> None:
         """Reconcile, then start the endpoint, resume sessions and the file door.
@@ -176,6 +180,9 @@ class ProjectRuntime:
                 log.warning("worktrees: %s", action)
         for problem in s.problems:
             self._quarantined(problem)
+        self._hibernating = asyncio.create_task(
+            self.core.hibernation.run(), name=f"hibernation-{s.info.name}"
+        )
         # The endpoint is up before any CLI starts: they connect to it at start-up.
         if mcp:
             self.listener = self._listener(key)
@@ -214,6 +221,11 @@ class ProjectRuntime:
         self._closed = True
         for close in self._closing:
             await close()
+        if self._hibernating is not None:
+            self._hibernating.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._hibernating
+        self.core.hibernation.close()
         if self._lock is None:
             return  # never owned the project (another IdeA has it): touch nothing
         try:
@@ -221,7 +233,11 @@ class ProjectRuntime:
             try:
                 # Restricted, nothing ran: the cells the project says were running stay so.
                 if not self.report.restricted or self._resumable is None:
-                    snapshot_running_agents(self.services.layouts, self.sessions)
+                    asleep = {
+                        agent_id: (a.node_id, a.conversation_id)
+                        for agent_id, a in self.core.hibernation.asleep().items()
+                    }
+                    snapshot_running_agents(self.services.layouts, self.sessions, asleep)
             except CorruptFile as exc:
                 self._quarantined(exc)
             await self.ask.close()

@@ -25,7 +25,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from idea.application.agent_inbox import Inboxes, QueuedTurn
@@ -265,6 +265,23 @@ class AgentAsker:
                 f"{max(0.0, (parent.ends if parent else now) - now):.1f} s"
             )
         return deadline
+
+    async def between_turns(self, agent_id: str, job: Callable[[], Awaitable[bool]]) -> bool:
+        """Run ``job`` in the agent's line of asks: after the turns before it, before the ones
+        that come after (hibernation). Cancelling the caller withdraws it."""
+        answer: list[bool] = []
+
+        async def run() -> str:
+            answer.append(await job())
+            return ""
+
+        item = self.inboxes.submit(agent_id, run)
+        try:
+            await asyncio.shield(item.done)
+        finally:
+            if not item.done.done():
+                self.inboxes.inbox(agent_id).withdraw(item)
+        return bool(answer and answer[0])
 
     def queue_length(self, agent_id: str) -> int:
         return self.inboxes.queue_length(agent_id)

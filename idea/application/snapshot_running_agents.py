@@ -7,6 +7,7 @@ to start again, each once, structured ones resumed by conversation id.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from idea.application.live_sessions import LiveSessions
@@ -14,16 +15,27 @@ from idea.application.ports import LayoutStore
 from idea.domain.layout import Layouts
 
 
-def snapshot_running_agents(store: LayoutStore, sessions: LiveSessions) -> Layouts:
-    """Flag, in the saved layouts, the cells whose agent is running there; saves if changed."""
+def snapshot_running_agents(
+    store: LayoutStore,
+    sessions: LiveSessions,
+    asleep: Mapping[str, tuple[str | None, str | None]] | None = None,
+) -> Layouts:
+    """Flag, in the saved layouts, the cells whose agent is running there; saves if changed.
+
+    ``asleep``: hibernated agents, agent id -> (cell, conversation): they count as running in
+    their cell, so the next open resumes their conversation."""
     before = store.load()
     layouts = before
+    asleep = asleep or {}
     for leaf in before.leaves():
         if leaf.agent is None:
             continue
         running_here = sessions.host_node(leaf.agent) == leaf.id
         structured = sessions.structured_session(leaf.agent) if running_here else None
         conversation = structured.conversation_id if structured is not None else None
+        sleeping = asleep.get(leaf.agent)
+        if sleeping is not None and sleeping[0] == leaf.id:
+            running_here, conversation = True, sleeping[1]
         if running_here and conversation is None:
             conversation = leaf.conversation_id  # a terminal keeps what it had
         if (leaf.agent_was_running, leaf.conversation_id) != (running_here, conversation):

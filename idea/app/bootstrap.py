@@ -21,6 +21,7 @@ from idea.app.project_host import ProjectHost
 from idea.app.runtime import Core, ProjectRuntime, ProjectServices
 from idea.application.answer_request import answer_request, error_response
 from idea.application.ask_agent import DEADLINE_MARGIN_S, DEFAULT_TURN_TIMEOUT_S, AgentAsker
+from idea.application.board import RateLimitRows
 from idea.application.chains import Chains
 from idea.application.event_bus import EventBus
 from idea.application.handlers import HANDLERS, Handler
@@ -211,6 +212,7 @@ def wire_core(
     )
     hibernation = Hibernation(sessions, asker, stopper, bus, policy.current, clock.monotonic)
     sleeping.append(hibernation)
+    RateLimitRows(work_state, bus, clock)  # lives as long as the bus it listens to
     dependencies: dict[str, object] = {
         "agents": agents,
         "profiles": profiles,
@@ -223,7 +225,7 @@ def wire_core(
         "launcher": launcher,
         "stopper": stopper,
         "asker": asker,
-        "queue_lengths": asker.queue_length,
+        "hibernation": hibernation,
         "events": bus,
         "clock": clock,
         "ids": ids,

@@ -18,9 +18,19 @@ from idea.app.doctor import DoctorRow
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime, ProjectServices
 from idea.app.terminal_stream import TerminalViews
-from idea.app.ui_json import MODES, agent_rows, is_dir, profile_row, project_json, trust_json
+from idea.app.ui_json import (
+    MODES,
+    agent_rows,
+    is_dir,
+    lost_ask_rows,
+    policy_json,
+    profile_row,
+    project_json,
+    trust_json,
+)
 from idea.app.ui_layout_ops import LAYOUT_OPS, apply_op
 from idea.app.ui_params import choice, opt_bool, opt_choice, opt_int, opt_text, text
+from idea.application.board import project_work_state
 from idea.application.change_layout import change_layout
 from idea.application.create_agent import NewAgent, create_agent
 from idea.application.edit_agent import (
@@ -32,7 +42,6 @@ from idea.application.edit_agent import (
 from idea.application.launch_agent import LaunchRequest
 from idea.application.move_agent import move_agent
 from idea.application.session_ports import TerminalSession
-from idea.application.work_state import project_work_state
 from idea.domain.agent import Agent, Workspace
 from idea.domain.commands import AgentChanges as AgentChangesCommand
 from idea.domain.commands import AskAgent, Command, DiscardAgentChanges, MergeAgent, Source
@@ -48,6 +57,7 @@ from idea.domain.events import AgentsChanged
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.layout import Layouts
 from idea.domain.names import validate_slug
+from idea.domain.policy import parse_asks_from
 from idea.domain.text import check_text
 from idea.infrastructure.processes.executables import detect_all
 
@@ -65,7 +75,7 @@ METHODS = (
     *("chat.history", "chat.interrupt", "workstate.get", "delegations.recent", "problems.list"),
     "doctor.run",
     *("workspace.changes", "workspace.merge", "workspace.discard", "workspace.summary"),
-    *("trust.get", "trust.grant"),
+    *("trust.get", "trust.grant", "policy.get", "policy.set"),
 )
 DELEGATIONS_DEFAULT, DELEGATIONS_MAX = 100, 1000
 TERMINAL_MAX = 10_000  # rows or columns
@@ -161,6 +171,7 @@ class UiApi:
             description=opt_text(p, "description") or None,
             mode=opt_choice(p, "mode", MODES),
             workspace=opt_choice(p, "workspace", WORKSPACES) or Workspace.PROJECT,
+            asks_from=parse_asks_from(p.get("asks_from")),
         )
         agent = create_agent(self._s.agents, self._s.profiles, self._s.ids, new)
         self._rt.bus.publish(AgentsChanged())
@@ -177,6 +188,7 @@ class UiApi:
             keep_mode="mode" not in p,
             new_name=opt_text(p, "new_name"),
             workspace=opt_choice(p, "workspace", WORKSPACES),
+            asks_from=parse_asks_from(p["asks_from"]) if "asks_from" in p else None,
         )
         changed = update_agent(
             self._s.agents, self._s.profiles, self._rt.sessions, text(p, "name"), changes
@@ -342,8 +354,13 @@ class UiApi:
 
     def workstate_get(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         # A read, not a command: it is not logged as a delegation.
-        queues = {a.id: self._rt.ask.queue_length(a.id) for a in self._s.agents.all()}
-        return project_work_state(self._s.agents, self._s.work_state, self._rt.sessions, queues)
+        return project_work_state(
+            self._s.agents,
+            self._s.work_state,
+            self._rt.sessions,
+            self._rt.ask,
+            self._rt.core.hibernation,
+        )
 
     async def delegations_recent(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         limit = opt_int(p, "limit", DELEGATIONS_DEFAULT, 1, DELEGATIONS_MAX)
@@ -353,7 +370,19 @@ class UiApi:
     def problems_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         rows: list[JsonValue] = [{**p.to_dict(), "reason": p.reason} for p in self._problems()]
         rows += [{**n.to_dict()} for n in self._s.reassigned]  # copied agent files
+        rows += lost_ask_rows(self._rt)  # asks in flight when IdeA last ended
         return rows
+
+    def policy_get(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        return policy_json(self._rt)
+
+    def policy_set(self, _: TerminalViews, p: JsonObject) -> JsonValue:
+        """Changes some fields of ``.ideai/policy.json``; raises ``Invalid`` naming a bad one."""
+        changes = p.get("policy")
+        if not isinstance(changes, dict):
+            raise MissingField("policy") if changes is None else Invalid("policy must be an object")
+        self._s.policy.save(self._s.policy.current().changed(changes))
+        return policy_json(self._rt)
 
     async def doctor_run(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         """``idea doctor`` on the current project's profiles, no model turn (DESIGN.md §17)."""

@@ -67,6 +67,39 @@ def trust_json(runtime: ProjectRuntime) -> JsonObject:
     }
 
 
+def policy_json(runtime: ProjectRuntime) -> JsonObject:
+    """The delegation policy in force, and why the file's own was set aside, if it was."""
+    s = runtime.services
+    policy = s.policy.current()
+    path = str(s.paths.policy)
+    problem = next((p.message for p in reversed(s.problems) if p.path == path), None)
+    return {"policy": policy.to_json(), "problem": problem}
+
+
+def lost_ask_rows(runtime: ProjectRuntime) -> list[JsonValue]:
+    """``problems.list`` rows of the asks in flight when IdeA last ended (DESIGN.md §15)."""
+    names = {a.id: a.name for a in runtime.services.agents.all()}
+    rows: list[JsonValue] = []
+    for lost in runtime.report.lost_asks:
+        requester = lost.get("requester")
+        who = names.get(requester, requester) if isinstance(requester, str) else None
+        target = lost.get("target")
+        rows.append(
+            {
+                "code": "LOST",
+                "message": (
+                    f"an ask from {who or 'you'} to {target} was in flight when IdeA last "
+                    "ended; its answer is lost"
+                ),
+                "target": target,
+                "requester": who,
+                "chain_id": lost.get("chain_id"),
+                "started_at_ms": lost.get("started_at_ms"),
+            }
+        )
+    return rows
+
+
 def profile_row(name: str, profile: Profile, cli: DetectedCli) -> JsonObject:
     return {
         "name": name,
@@ -108,6 +141,7 @@ def agent_rows(
                 "description": agent.description,
                 **context,
                 "workspace": agent.workspace.value,
+                "asks_from": list(agent.asks_from),
                 "live": running is not None,
                 "node_id": running.node_id if running else None,
                 "status": row.status.value if row else "idle",

@@ -67,11 +67,12 @@ DEADLINE_MARGIN_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
-class _Serving:
-    """The turn an agent is in: for which hop, until when (loop time)."""
+class Serving:
+    """The turn an agent is in: for which hop, until when (loop time, and epoch ms)."""
 
     hop: Hop
     ends: float
+    ends_at_ms: int
 
 
 class AgentAsker:
@@ -97,7 +98,7 @@ class AgentAsker:
         ``wake``: how a hibernated agent is launched again (its conversation resumed)."""
         self._caller_timeout_s = caller_timeout_s
         self._margin_s = margin_s
-        self._serving: dict[str, _Serving] = {}  # agent id -> the turn it is in
+        self._serving: dict[str, Serving] = {}  # agent id -> the turn it is in
         self._agents = agents
         self._sessions = sessions
         self._launch = launch
@@ -119,10 +120,9 @@ class AgentAsker:
     def chains(self) -> Chains:
         return self._chains
 
-    def serving(self, agent_id: str) -> Hop | None:
-        """The hop the agent answers now, if any."""
-        found = self._serving.get(agent_id)
-        return found.hop if found is not None else None
+    def serving(self, agent_id: str) -> Serving | None:
+        """The turn the agent is in now, if any."""
+        return self._serving.get(agent_id)
 
     async def __call__(
         self,
@@ -248,7 +248,7 @@ class AgentAsker:
         agent: Agent,
         turn_timeout: float,
         queue_cap: float,
-        parent: _Serving | None,
+        parent: Serving | None,
         from_cli: bool,
     ) -> float:
         """The loop time by which the answer must be back. Raises ``IdeaTimeout`` when a chain
@@ -358,7 +358,8 @@ class AgentAsker:
         now = asyncio.get_running_loop().time()
         ends = min(deadline, now + timeout_s)
         # Asks it makes meanwhile join this chain and end before this turn does.
-        self._serving[agent.id] = _Serving(hop, ends)
+        ends_at_ms = self._clock.now_ms() + round((ends - now) * 1000)
+        self._serving[agent.id] = Serving(hop, ends, ends_at_ms)
         self._chains.serving(hop, True)
         try:
             final = await session.send_blocking(task, max(0.001, ends - now))

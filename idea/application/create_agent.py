@@ -10,6 +10,7 @@ from idea.domain.agent import Agent, Workspace
 from idea.domain.errors import Conflict, Invalid, NotFound
 from idea.domain.events import AgentsChanged
 from idea.domain.names import validate_slug
+from idea.domain.policy import ANYONE
 from idea.domain.profile import Mode
 
 
@@ -22,6 +23,7 @@ class NewAgent:
     mode: Mode | None = None
     model: str | None = None
     workspace: Workspace = Workspace.PROJECT
+    asks_from: tuple[str, ...] = (ANYONE,)
 
 
 def create_agent(
@@ -44,6 +46,7 @@ def create_agent(
         description=new.description,
         context=new.context,
         workspace=new.workspace,
+        asks_from=new.asks_from,
     )
     agents.save(agent)
     return agent

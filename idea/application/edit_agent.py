@@ -29,6 +29,7 @@ class AgentChanges:
     keep_mode: bool = True
     new_name: str | None = None
     workspace: Workspace | None = None
+    asks_from: tuple[str, ...] | None = None
 
 
 def update_agent(
@@ -63,6 +64,7 @@ def update_agent(
         description=description,
         mode=mode,
         workspace=workspace,
+        asks_from=changes.asks_from if changes.asks_from is not None else agent.asks_from,
     )
     if changes.new_name is not None and changes.new_name != agent.name:
         validate_slug(changes.new_name, "new_name")

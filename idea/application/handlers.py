@@ -13,13 +13,14 @@ from types import MappingProxyType
 from typing import Any
 
 from idea.application.ask_agent import ask_agent
+from idea.application.board import get_project_work_state
 from idea.application.create_skill import create_skill
 from idea.application.review_workspace import agent_changes, discard_agent_changes, merge_agent
 from idea.application.run_agent import run_agent
 from idea.application.spawn_agent import spawn_agent
 from idea.application.stop_agent import stop_agent
 from idea.application.update_agent_context import update_agent_context
-from idea.application.work_state import get_project_work_state, set_work_state
+from idea.application.work_state import set_work_state
 from idea.domain import commands as c
 from idea.domain.outcome import OrchestratorOutcome
 

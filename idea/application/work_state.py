@@ -7,22 +7,17 @@ a delegation) go to the store directly and never through ``set_own_row``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 from idea.application.caller import Caller
 from idea.application.event_bus import EventPublisher
-from idea.application.live_sessions import LiveSessions
 from idea.application.ports import AgentStore, Clock, WorkStateStore
-from idea.domain.commands import GetProjectWorkState, SetWorkState
+from idea.domain.commands import SetWorkState
 from idea.domain.errors import Forbidden, NotFound
 from idea.domain.events import LiveStateChanged
-from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.json_types import JsonObject
 from idea.domain.outcome import OrchestratorOutcome
 from idea.domain.work_state import Status, WorkRow, WorkState
-
-QueueLengths = Callable[[str], int]
-"""How many asks an agent holds (the running turn included)."""
 
 
 def set_own_row(
@@ -88,37 +83,6 @@ def record_delegation(
     store.update(change)
 
 
-def project_work_state(
-    agents: AgentStore,
-    store: WorkStateStore,
-    sessions: LiveSessions,
-    queue_length: dict[str, int],
-) -> JsonObject:
-    """Every agent with its row (idle if it has none), liveness, mode and queued asks."""
-    state = store.load()
-    live = {a.agent_id: a for a in sessions.live_agents()}
-    rows: list[JsonValue] = []
-    for agent in agents.all():
-        row = state.rows.get(agent.id)
-        running = live.get(agent.id)
-        entry: JsonObject = {
-            "agent_id": agent.id,
-            "name": agent.name,
-            "status": row.status.value if row else Status.IDLE.value,
-            "intent": row.intent if row else None,
-            "ticket": row.ticket if row else None,
-            "progress": row.progress if row else None,
-            "last_delegation": row.last_delegation if row else None,
-            "updated_at_ms": row.updated_at_ms if row else None,
-            "live": running is not None,
-            "mode": running.mode.value if running else None,
-            "node_id": running.node_id if running else None,
-            "queued": queue_length.get(agent.id, 0),
-        }
-        rows.append(entry)
-    return {"agents": rows}
-
-
 async def set_work_state(
     command: SetWorkState,
     caller: Caller,
@@ -136,18 +100,3 @@ async def set_work_state(
         )
     row = set_own_row(command, caller.requester_id, agents, work_state, events, clock)
     return OrchestratorOutcome(f"work state set to {row.status.value}", data=row.to_json())
-
-
-async def get_project_work_state(
-    _command: GetProjectWorkState,
-    _caller: Caller,
-    *,
-    agents: AgentStore,
-    work_state: WorkStateStore,
-    sessions: LiveSessions,
-    queue_lengths: QueueLengths,
-) -> OrchestratorOutcome:
-    """The handler of ``workstate.get``."""
-    queues = {a.id: queue_lengths(a.id) for a in agents.all()}
-    data = project_work_state(agents, work_state, sessions, queues)
-    return OrchestratorOutcome("project work state", data=data)

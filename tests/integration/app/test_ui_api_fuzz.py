@@ -40,6 +40,7 @@ REPLY_TIMEOUT_S = 10.0
 CODES = {
     *("NOT_FOUND", "INVALID", "MISSING_FIELD", "AGENT_ALREADY_RUNNING", "TIMEOUT", "FORBIDDEN"),
     *("CONFLICT", "CORRUPT_FILE", "AGENT_FAILED", "UNAVAILABLE", "UNTRUSTED"),
+    *("DEPTH_EXCEEDED", "BUDGET_EXCEEDED", "RATE_LIMITED"),
 }
 # project.open makes a project of any folder it is given (an absolute path such as "/" is one
 # draw away): not fuzzed here; its refusals are tested in test_ui_server.py.
@@ -49,6 +50,7 @@ PARAMS = (
     *("name", "profile", "context", "description", "mode", "new_name", "op", "leaf_id"),
     *("direction", "after", "tab_id", "title", "activate", "split_id", "sizes", "agent_id"),
     *("view", "node_id", "reattach", "rows", "cols", "attach_id", "data", "text", "limit"),
+    *("policy", "asks_from", "max_depth"),
 )
 WORDS = ("sh", "bot", "nobody", "shell", "claude", "terminal", "chat", "structured", "row")
 

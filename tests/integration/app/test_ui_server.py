@@ -25,6 +25,8 @@ from idea.app.ui_server import UiServer, default_dist
 from idea.domain.agent import Agent
 from idea.domain.commands import AskAgent, Source
 from idea.domain.errors import CorruptFile, Unavailable
+from idea.domain.policy import Policy
+from idea.domain.usage import RateLimit, Usage
 from idea.infrastructure.stores.recent_projects import RecentProjects
 from tests.fakes.ports.agent_session import FakeAgentSession
 from tests.fakes.ports.session_starter import FakeSessionStarter
@@ -683,6 +685,85 @@ async def test_chat_interrupt_stops_the_running_turn(api, starter):
     assert (await api.fail("chat.interrupt", name="ghost"))["code"] == "NOT_FOUND"
     session.gate = None
     assert await api.ok("chat.send", name="bot", text="next") == {"reply": "echo: next"}
+
+
+async def test_the_board_carries_usage_serving_chain_and_rate_limit(api, runtime, starter):
+    runtime.services.agents.save(Agent(id="id-dev", name="dev", profile="claude"))
+    await api.ok("session.launch", name="bot")
+    bot = starter.structured[-1]
+    bot.usage = Usage(input_tokens=100, output_tokens=20, cost_usd=0.5)
+    assert await api.ok("chat.send", name="bot", text="hi") == {"reply": "echo: hi"}
+    bot.gate = asyncio.Event()
+    bot.turn_started.clear()
+    # bot serves an ask of dev's: the board shows that hop and its chain.
+    held = asyncio.create_task(runtime.ask("bot", "hold on", requester_id="id-dev"))
+    await bot.turn_started.wait()
+    board = await api.ok("workstate.get")
+    rows = {row["name"]: row for row in board["agents"]}
+    assert rows["bot"]["usage"] == {**bot.usage.to_json(), "turns": 1}
+    assert rows["dev"]["usage"] is None
+    assert rows["bot"]["serving"]["depth"] == 1
+    assert rows["bot"]["serving"]["requester"] == "dev"
+    assert rows["bot"]["serving"]["deadline_at_ms"] > runtime.services.clock.now_ms()
+    [chain] = board["chains"]
+    assert (chain["root_requester"], chain["root_target"], chain["agents"]) == (
+        "dev",
+        "bot",
+        ["bot"],
+    )
+    assert chain["chain_id"] == rows["bot"]["serving"]["chain_id"]
+    assert rows["bot"]["hibernated"] is False and rows["bot"]["rate_limit"] is None
+    bot.gate.set()
+    await held
+    # A rate-limit refusal: the row is blocked with the reason, until a turn succeeds.
+    bot.rate_limit_next = RateLimit("usage limit reached", 1_900_000_000_000)
+    error = await api.fail("chat.send", name="bot", text="more")
+    assert (error["code"], error["resets_at_ms"]) == ("RATE_LIMITED", "1900000000000")
+    row = {r["name"]: r for r in (await api.ok("workstate.get"))["agents"]}["bot"]
+    assert row["status"] == "blocked"
+    assert row["rate_limit"] == {
+        "reason": "bot is rate-limited: usage limit reached",
+        "resets_at_ms": 1_900_000_000_000,
+    }
+    await api.ok("chat.send", name="bot", text="again")
+    row = {r["name"]: r for r in (await api.ok("workstate.get"))["agents"]}["bot"]
+    assert (row["status"], row["rate_limit"]) == ("idle", None)
+    rows = [r for r in await api.ok("delegations.recent") if r["action"] == "agent.message"]
+    assert rows[0]["usage"]["total_tokens"] == 120 and rows[0]["depth"] == 1
+    assert [r["code"] for r in rows] == [None, "RATE_LIMITED", None]  # the held ask was direct
+
+
+async def test_policy_get_set_and_asks_from_in_the_agent_editor(api, runtime):
+    got = await api.ok("policy.get")
+    assert got == {"policy": Policy().to_json(), "problem": None}
+    changed = await api.ok("policy.set", policy={"max_depth": 2, "chain_token_budget": 5000})
+    assert (changed["policy"]["max_depth"], changed["policy"]["chain_token_budget"]) == (2, 5000)
+    on_disk = json.loads(runtime.services.paths.policy.read_text(encoding="utf-8"))
+    assert (on_disk["max_depth"], on_disk["hibernate_after_s"]) == (2, 900.0)
+    error = await api.fail("policy.set", policy={"max_depth": 0})
+    assert error["code"] == "INVALID" and "'max_depth'" in error["message"]
+    assert (await api.fail("policy.set"))["code"] == "MISSING_FIELD"
+    assert (await api.fail("policy.set", policy={"depth": 2}))["code"] == "INVALID"
+    assert (await api.ok("policy.get"))["policy"]["max_depth"] == 2  # the refusals changed nothing
+    # Who may ask an agent: the editor's field, kept in its front matter.
+    assert (await api.ok("agents.get", name="bot"))["asks_from"] == ["*"]
+    row = await api.ok("agents.update", name="bot", asks_from=["sh"])
+    assert row["asks_from"] == ["sh"]
+    assert "asks_from: [sh]" in runtime.services.paths.agent_file("bot").read_text()
+    error = await api.fail("agents.update", name="bot", asks_from=["../x"])
+    assert error["code"] == "INVALID" and "asks_from" in error["message"]
+    created = await api.ok("agents.create", name="rev", profile="claude", asks_from=["bot", "*"])
+    assert created["asks_from"] == ["*"]
+
+
+async def test_a_policy_file_that_does_not_parse_is_set_aside_and_said(api, runtime):
+    runtime.services.paths.policy.write_text('{"max_depth": "deep"}', encoding="utf-8")
+    got = await api.ok("policy.get")
+    assert got["policy"] == Policy().to_json()
+    assert "max_depth" in got["problem"]
+    problems = await api.ok("problems.list")
+    assert [p["code"] for p in problems] == ["CORRUPT_FILE"]
+    assert not runtime.services.paths.policy.exists()  # moved aside, bytes kept
 
 
 async def test_workstate_board_and_problems(api, runtime):

@@ -167,7 +167,7 @@ async def test_the_budget_is_checked_again_when_a_queued_nested_ask_would_start(
         # Meanwhile the chain spends past its budget (another nested turn of it ends).
         serving = world.ask.serving("id-a")
         assert serving is not None
-        world.ask.chains.spent(serving, Usage(input_tokens=150))
+        world.ask.chains.spent(serving.hop, Usage(input_tokens=150))
         b_gate.set()
         assert await hop_of_a == "a[BUDGET_EXCEEDED]"
         await busy

@@ -1,0 +1,154 @@
+"""The board (``workstate.get``): every agent's row with what the orchestrator knows of it now
+(queue, usage, hibernation, the chain hop it answers, a rate limit), and the chains in flight.
+
+Also the one system act on rows that governance makes: a rate-limit refusal marks the agent
+``blocked`` (DESIGN.md §15).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from idea.application.ask_agent import AgentAsker, Serving
+from idea.application.caller import Caller
+from idea.application.chains import Chain
+from idea.application.event_bus import EventBus
+from idea.application.hibernation import Hibernation
+from idea.application.live_sessions import LiveSessions
+from idea.application.ports import AgentStore, Clock, WorkStateStore
+from idea.domain.commands import GetProjectWorkState
+from idea.domain.errors import IdeaError
+from idea.domain.events import AgentRateLimited, AgentTurnFinished, DomainEvent, LiveStateChanged
+from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.outcome import OrchestratorOutcome
+from idea.domain.work_state import Status, WorkRow, WorkState
+
+log = logging.getLogger(__name__)
+
+
+def project_work_state(
+    agents: AgentStore,
+    store: WorkStateStore,
+    sessions: LiveSessions,
+    asker: AgentAsker,
+    hibernation: Hibernation,
+) -> JsonObject:
+    """Every agent with its row (idle if it has none), liveness, mode, queued asks, usage since
+    open, whether it hibernates, the chain hop it answers now; and the chains in flight."""
+    state = store.load()
+    live = {a.agent_id: a for a in sessions.live_agents()}
+    everyone = agents.all()
+    names = {a.id: a.name for a in everyone}
+    rows: list[JsonValue] = []
+    for agent in everyone:
+        row = state.rows.get(agent.id)
+        running = live.get(agent.id)
+        serving = asker.serving(agent.id)
+        entry: JsonObject = {
+            "agent_id": agent.id,
+            "name": agent.name,
+            "status": row.status.value if row else Status.IDLE.value,
+            "intent": row.intent if row else None,
+            "ticket": row.ticket if row else None,
+            "progress": row.progress if row else None,
+            "last_delegation": row.last_delegation if row else None,
+            "updated_at_ms": row.updated_at_ms if row else None,
+            "live": running is not None,
+            "mode": running.mode.value if running else None,
+            "node_id": running.node_id if running else None,
+            "queued": asker.queue_length(agent.id),
+            "usage": asker.usage.of(agent.id),
+            "hibernated": hibernation.is_asleep(agent.id),
+            "serving": None if serving is None else serving_json(serving, names),
+            "rate_limit": row.extra.get(RATE_LIMIT_KEY) if row else None,
+        }
+        rows.append(entry)
+    chains: list[JsonValue] = [chain_json(c, names) for c in asker.chains.in_flight()]
+    return {"agents": rows, "chains": chains}
+
+
+def serving_json(serving: Serving, names: dict[str, str]) -> JsonObject:
+    hop = serving.hop
+    requester = hop.requester_id
+    return {
+        "chain_id": hop.chain.chain_id,
+        "depth": hop.depth,
+        "requester": None if requester is None else names.get(requester, requester),
+        "deadline_at_ms": serving.ends_at_ms,
+    }
+
+
+def chain_json(chain: Chain, names: dict[str, str]) -> JsonObject:
+    root = chain.root_requester
+    agents: list[JsonValue] = [names.get(a, a) for a in chain.serving]
+    return {
+        "chain_id": chain.chain_id,
+        "depth": chain.depth,
+        "root_requester": None if root is None else names.get(root, root),
+        "root_target": names.get(chain.root_target, chain.root_target),
+        "agents": agents,
+        "started_at_ms": chain.started_at_ms,
+        "usage": chain.usage.to_json(),
+    }
+
+
+RATE_LIMIT_KEY = "rate_limit"
+
+
+class RateLimitRows:
+    """System act (DESIGN.md §15): a CLI's rate-limit refusal marks its agent's row ``blocked``
+    with the reason and reset time; the agent's next successful turn clears it."""
+
+    def __init__(self, store: WorkStateStore, bus: EventBus, clock: Clock) -> None:
+        self._store = store
+        self._bus = bus
+        self._clock = clock
+        self.close = bus.subscribe(self._on_event)
+
+    def _on_event(self, event: DomainEvent) -> None:
+        if isinstance(event, AgentRateLimited):
+            self._set(event.agent_id, event.limit.to_json())
+        elif isinstance(event, AgentTurnFinished) and event.ok:
+            row = self._store.load().rows.get(event.agent_id)
+            if row is not None and RATE_LIMIT_KEY in row.extra:
+                self._set(event.agent_id, None)
+
+    def _set(self, agent_id: str, limit: JsonObject | None) -> None:
+        now = self._clock.now_ms()
+
+        def change(state: WorkState) -> WorkState:
+            current = state.rows.get(agent_id) or WorkRow(agent_id, Status.IDLE, now)
+            extra = {k: v for k, v in current.extra.items() if k != RATE_LIMIT_KEY}
+            if limit is not None:
+                extra[RATE_LIMIT_KEY] = limit
+            row = replace(
+                current,
+                status=Status.BLOCKED if limit is not None else Status.IDLE,
+                progress=f"rate-limited: {limit['reason']}" if limit is not None else None,
+                extra=extra,
+                updated_at_ms=max(now, current.updated_at_ms + 1),
+            )
+            return state.merge(row)
+
+        try:
+            after = self._store.update(change)
+        except IdeaError as exc:  # the board is a view: a store that fails is logged, not fatal
+            log.warning("could not mark %s rate-limited: %s", agent_id, exc.message)
+            return
+        self._bus.publish(LiveStateChanged(agent_id, after.rows[agent_id].status))
+
+
+async def get_project_work_state(
+    _command: GetProjectWorkState,
+    _caller: Caller,
+    *,
+    agents: AgentStore,
+    work_state: WorkStateStore,
+    sessions: LiveSessions,
+    asker: AgentAsker,
+    hibernation: Hibernation,
+) -> OrchestratorOutcome:
+    """The handler of ``workstate.get``."""
+    data = project_work_state(agents, work_state, sessions, asker, hibernation)
+    return OrchestratorOutcome("project work state", data=data)

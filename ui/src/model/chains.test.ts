@@ -64,6 +64,12 @@ describe("one chain", () => {
     expect(logRows([deep, root], "c3").map((r) => r.row.target)).toEqual(["root", "deep"]);
   });
 
+  it("names the root's target first when a nested ask started in the same millisecond", () => {
+    const nested = row({ chain_id: "c4", depth: 2, at_ms: 10, duration_ms: 0, target: "nested" });
+    const root = row({ chain_id: "c4", depth: 1, at_ms: 20, duration_ms: 10, target: "root" });
+    expect(chainTotals([nested, root], "c4").agents).toEqual(["root", "nested"]);
+  });
+
   it("is empty for a chain the log does not hold", () => {
     expect(logRows(LOG, "nope")).toEqual([]);
   });

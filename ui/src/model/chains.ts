@@ -37,8 +37,12 @@ export function logRows(records: readonly Delegation[], chain: string | null): L
     return { row, depth, indent: depth === null ? 0 : Math.min(depth, MAX_INDENT + 1) - 1 };
   };
   if (chain === null) return records.slice().reverse().map(view);
-  return records
-    .filter((r) => chainOf(r) === chain)
+  return inStartOrder(records.filter((r) => chainOf(r) === chain)).map(view);
+}
+
+/** Rows in the order they started; of two that started together, the shallower first. */
+function inStartOrder(rows: readonly Delegation[]): Delegation[] {
+  return rows
     .map((row, i) => ({ row, i }))
     .sort(
       (a, b) =>
@@ -46,7 +50,7 @@ export function logRows(records: readonly Delegation[], chain: string | null): L
         (depthOf(a.row) ?? 0) - (depthOf(b.row) ?? 0) ||
         a.i - b.i,
     )
-    .map(({ row }) => view(row));
+    .map(({ row }) => row);
 }
 
 export type ChainTotals = {
@@ -62,7 +66,7 @@ export type ChainTotals = {
 export function chainTotals(records: readonly Delegation[], chain: string): ChainTotals {
   const rows = records.filter((r) => chainOf(r) === chain);
   const depths = rows.map(depthOf).filter((d): d is number => d !== null);
-  const ordered = rows.slice().sort((a, b) => startOf(a) - startOf(b));
+  const ordered = inStartOrder(rows);
   const agents: string[] = [];
   for (const r of ordered) if (!agents.includes(r.target)) agents.push(r.target);
   return {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 
-import { asksFromChoice, asksFromValue, fieldOfError, policyFromForm, policyToForm } from "./policy";
+import {
+  asksFromChoice, asksFromValue, fieldOfError, policyFromForm, policySummary, policyToForm,
+} from "./policy";
 import type { Policy } from "./types";
 
 const POLICY: Policy = {
@@ -43,6 +45,12 @@ describe("the policy form", () => {
     expect(policyFromForm({ ...policyToForm(POLICY), queue_wait_s: "15m" })).toEqual({
       ok: false, field: "queue_wait_s", message: '"15m" is not a number',
     });
+  });
+
+  it("sums itself up in one line when closed", () => {
+    expect(policySummary(policyToForm(POLICY))).toBe("depth 3 · timeout 300 s · no hibernation · budget 200k");
+    const some = policyToForm({ ...POLICY, hibernate_after_s: 900, chain_token_budget: null });
+    expect(policySummary(some)).toBe("depth 3 · timeout 300 s · hibernate after 900 s · no budget");
   });
 
   it("leaves ranges to the server: a negative depth is sent as typed", () => {

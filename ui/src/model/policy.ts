@@ -3,6 +3,7 @@
 // number (or as nothing, where nothing means "never"/"none"). Pure, so it is tested alone.
 
 import type { ApiError, Policy } from "./types";
+import { formatTokens } from "./usage";
 
 export type PolicyKey = Exclude<keyof Policy, "version">;
 
@@ -52,6 +53,19 @@ export function policyFromForm(form: PolicyForm): PolicyRead {
     policy[key] = v;
   }
   return { ok: true, policy: policy as Omit<Policy, "version"> };
+}
+
+/** The closed form's one line: "depth 3 · timeout 300 s · no hibernation · budget 200k". */
+export function policySummary(form: PolicyForm): string {
+  const budget = Number(form.chain_token_budget);
+  return [
+    form.max_depth && `depth ${form.max_depth}`,
+    form.ask_timeout_s && `timeout ${form.ask_timeout_s} s`,
+    form.hibernate_after_s ? `hibernate after ${form.hibernate_after_s} s` : "no hibernation",
+    form.chain_token_budget ? `budget ${formatTokens(budget)}` : "no budget",
+  ]
+    .filter(Boolean)
+    .join(" · ");
 }
 
 /** The box a refused `policy.set` is about: the error's `field`, or the field its message starts

@@ -3,8 +3,8 @@
 import { api, ApiFailure } from "./model/api";
 import { forgetTranscripts, onChatEvent, setQueued } from "./model/chatlog";
 import { store } from "./model/state";
-import type { ApiError, ChatEventData } from "./model/types";
-import { bannerHost, hide, showError, showNotice } from "./views/banner";
+import type { ChatEventData, Problem } from "./model/types";
+import { bannerHost, hide, showError, showNotice, showProblems } from "./views/banner";
 import { debounce, h } from "./views/dom";
 import { Workspace } from "./views/layout";
 import { askPermissionOnGesture, notifiedRecently, notifyAgent, preview, windowFocused } from "./views/notify";
@@ -67,6 +67,9 @@ for (const ev of ["AgentsChanged", "AgentLaunched", "AgentStopped", "TerminalExi
 }
 api.on("LiveStateChanged", () => (reloadAgents(), refreshBoard()));
 api.on("AgentReplied", refreshBoard);
+// A turn starting serves an ask; one ending adds to the agent's and its chain's usage.
+api.on("AgentTurnStarted", refreshBoard);
+api.on("AgentTurnFinished", refreshBoard);
 api.on("AgentQueueChanged", (d) => {
   setQueued(String(d.agent_id ?? ""), Number(d.queued ?? 0));
   refreshBoard();
@@ -101,6 +104,7 @@ api.on("LayoutChanged", reloadLayouts);
 api.on("ProjectTrustChanged", () => void trustBanner.refresh().catch(() => {}));
 api.on("ProjectOpened", () => {
   trustBanner.reset();
+  panel.agents.policy.reset();
   openProject.close();
   forgetTranscripts();
   lastStatus.clear();
@@ -169,8 +173,9 @@ async function load(): Promise<void> {
       askedForProject = true;
       void openProject.show();
     }
-    const problems = await api.call<ApiError[]>("problems.list");
-    if (problems.length) showError(new ApiFailure(problems[0]));
+    // Files moved aside, copied agents, asks in flight when IdeA last closed (LOST).
+    const problems = await api.call<Problem[]>("problems.list");
+    if (Array.isArray(problems)) showProblems(problems);
   } catch (e) {
     showError(e, "Loading the project");
   }

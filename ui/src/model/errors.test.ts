@@ -2,10 +2,12 @@ import { describe, expect, it } from "vitest";
 
 import { describeError, KNOWN_CODES } from "./errors";
 
-// The `ErrorCode` list of ui/API.md §2.
+// The `ErrorCode` list of ui/API.md §2, the governance codes (DESIGN.md §15) and LOST (a
+// delegation log row's and a problem's).
 const API_CODES = [
   "NOT_FOUND", "INVALID", "MISSING_FIELD", "AGENT_ALREADY_RUNNING", "TIMEOUT", "FORBIDDEN",
   "CONFLICT", "CORRUPT_FILE", "INTERNAL", "AGENT_FAILED", "UNAVAILABLE", "UNTRUSTED",
+  "DEPTH_EXCEEDED", "BUDGET_EXCEEDED", "RATE_LIMITED", "LOST",
 ];
 
 describe("known codes", () => {
@@ -57,11 +59,45 @@ describe("known codes", () => {
   });
 });
 
+describe("governance codes", () => {
+  const now = 1_700_000_000_000;
+
+  it("say the chain is as deep as the policy allows, or spent its budget, with the server's words", () => {
+    const deep = describeError({ code: "DEPTH_EXCEEDED", message: "depth 4 > max_depth 3" });
+    expect(deep.title).toBe("Chain too deep");
+    expect(deep.text).toBe("This chain of asks is already as deep as the delegation policy allows. depth 4 > max_depth 3");
+    const spent = describeError({ code: "BUDGET_EXCEEDED", message: "" });
+    expect(spent.title).toBe("Token budget spent");
+    expect(spent.text).toBe("This chain of asks has spent the token budget the delegation policy gives it.");
+  });
+
+  it("say when a rate limit resets, if the error tells", () => {
+    const e = { code: "RATE_LIMITED", message: "usage limit", resets_at_ms: String(now + 12 * 60_000) };
+    const { title, text } = describeError(e, now);
+    expect(title).toBe("Rate-limited");
+    expect(text).toMatch(/rate-limited or out of quota; it resets at .+ \(in 12 min\)\. usage limit$/);
+  });
+
+  it("say nothing of a reset it was not told, or told in garbage", () => {
+    for (const resets of [undefined, "", "soon", "-5"]) {
+      const e = { code: "RATE_LIMITED", message: "m", ...(resets === undefined ? {} : { resets_at_ms: resets }) };
+      const { text } = describeError(e, now);
+      expect(text).toBe("The agent's CLI refused: it is rate-limited or out of quota. m");
+    }
+  });
+
+  it("say a lost ask's answer is lost", () => {
+    expect(describeError({ code: "LOST", message: "" }).text).toBe(
+      "This ask was in flight when IdeA last closed; its answer is lost.",
+    );
+  });
+});
+
 describe("unknown codes", () => {
   it("get a generic title and a message naming the code and keeping the server's words", () => {
-    const { title, text } = describeError({ code: "RATE_LIMITED", message: "slow down" });
+    const { title, text } = describeError({ code: "QUOTA_SOMETHING", message: "slow down" });
     expect(title).toBe("Error");
-    expect(text).toContain("RATE_LIMITED");
+    expect(text).toContain("QUOTA_SOMETHING");
     expect(text).toContain("slow down");
   });
 

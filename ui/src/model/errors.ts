@@ -2,6 +2,7 @@
 // clear sentence built from the message and the code's details. Pure, so it is tested alone.
 
 import type { ApiError } from "./types";
+import { resetText } from "./usage";
 
 const TITLES: Record<string, string> = {
   NOT_FOUND: "Not found",
@@ -16,6 +17,11 @@ const TITLES: Record<string, string> = {
   AGENT_FAILED: "Agent failed",
   UNAVAILABLE: "Unavailable",
   UNTRUSTED: "Project not trusted",
+  // Delegation governance (DESIGN.md §15); LOST is a delegation log row's and a problem's code.
+  DEPTH_EXCEEDED: "Chain too deep",
+  BUDGET_EXCEEDED: "Token budget spent",
+  RATE_LIMITED: "Rate-limited",
+  LOST: "Ask lost",
 };
 
 /** The codes this UI has a title for (the `ErrorCode` list of ui/API.md). */
@@ -23,17 +29,18 @@ export const KNOWN_CODES: readonly string[] = Object.keys(TITLES);
 
 export type ErrorText = { title: string; text: string };
 
-/** Title and sentence for `e`; a code this UI does not know still gets a message naming it. */
-export function describeError(e: ApiError): ErrorText {
+/** Title and sentence for `e`; a code this UI does not know still gets a message naming it.
+ * `nowMs` places a rate limit's reset time. */
+export function describeError(e: ApiError, nowMs: number = Date.now()): ErrorText {
   if (!Object.hasOwn(TITLES, e.code)) {
     // A newer server may add codes: say which one, so the user can report it.
     const detail = e.message ? `: ${e.message}` : ".";
     return { title: "Error", text: `Unexpected error (code ${e.code || "none"})${detail}` };
   }
-  return { title: TITLES[e.code], text: sentence(e) };
+  return { title: TITLES[e.code], text: sentence(e, nowMs) };
 }
 
-function sentence(e: ApiError): string {
+function sentence(e: ApiError, nowMs: number): string {
   switch (e.code) {
     case "AGENT_ALREADY_RUNNING":
       return e.node_id
@@ -45,7 +52,24 @@ function sentence(e: ApiError): string {
       return `${e.path ?? "A state file"} could not be read and was moved to ${e.quarantined_to ?? "a backup"}.`;
     case "TIMEOUT":
       return `${e.message} (the agent is still alive).`;
+    case "DEPTH_EXCEEDED":
+      return withMessage("This chain of asks is already as deep as the delegation policy allows.", e);
+    case "BUDGET_EXCEEDED":
+      return withMessage("This chain of asks has spent the token budget the delegation policy gives it.", e);
+    case "RATE_LIMITED": {
+      // A detail is a string: the reset time comes as its decimal milliseconds.
+      const at = typeof e.resets_at_ms === "string" && /^\d+$/.test(e.resets_at_ms) ? Number(e.resets_at_ms) : null;
+      const reset = resetText(at, nowMs);
+      const lead = "The agent's CLI refused: it is rate-limited or out of quota";
+      return withMessage(reset ? `${lead}; it ${reset}.` : `${lead}.`, e);
+    }
+    case "LOST":
+      return withMessage("This ask was in flight when IdeA last closed; its answer is lost.", e);
     default:
       return e.message;
   }
+}
+
+function withMessage(lead: string, e: ApiError): string {
+  return e.message ? `${lead} ${e.message}` : lead;
 }

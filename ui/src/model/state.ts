@@ -68,6 +68,11 @@ class Store {
     return id ? this.agents.find((a) => a.id === id) : undefined;
   }
 
+  /** An agent's name from its id or its name (the server's rows hold either); else as given. */
+  nameOf(idOrName: string): string {
+    return this.agentById(idOrName)?.name ?? idOrName;
+  }
+
   /** The tab holding a cell, and the cell. */
   findLeaf(nodeId: string): { tab: Tab; leaf: Leaf } | null {
     for (const tab of this.layouts?.tabs ?? []) {

@@ -20,8 +20,9 @@ export type AgentRow = {
   status: Status;
 };
 
-// agents.get: a row with the agent's context (agents.list leaves it out: it may be large).
-export type AgentDetail = AgentRow & { context: string };
+// agents.get: a row with the agent's context (agents.list leaves it out: it may be large), and who
+// may ask it (DESIGN.md §15): ["*"] = anyone, else agent names (the user always may).
+export type AgentDetail = AgentRow & { context: string; asks_from?: string[] };
 
 export type Profile = {
   name: string;
@@ -57,6 +58,28 @@ export type Layouts = { version: 1; tabs: Tab[]; active_tab: string };
 export type ProjectInfo = { id: string; name: string; root: string; version: string; scratch: boolean };
 export type RecentProject = { root: string; name: string; opened_at_ms: number; current: boolean; exists: boolean };
 
+// What turns cost, as their CLIs reported it (DESIGN.md §15); `turns` on an agent's totals only.
+export type Usage = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  total_tokens: number;
+  cost_usd: number | null;
+  turns?: number;
+};
+
+/** The ask an agent answers now; `requester` null = the user. */
+export type Serving = {
+  chain_id: string;
+  depth: number;
+  requester: string | null;
+  deadline_at_ms: number;
+};
+
+/** The agent's CLI refused for a rate limit or a spent quota (its status is then "blocked"). */
+export type RateLimit = { reason: string; resets_at_ms: number | null };
+
 export type WorkRow = {
   agent_id: string;
   name: string;
@@ -70,7 +93,24 @@ export type WorkRow = {
   mode: Mode | null;
   node_id: string | null;
   queued: number;
+  usage?: Usage | null; // totals since the project opened; null: no turn yet
+  hibernated?: boolean; // stopped for idling, its conversation kept: the next ask resumes it
+  serving?: Serving | null;
+  rate_limit?: RateLimit | null;
 };
+
+/** A chain in flight: one root ask and every ask made while serving it. */
+export type Chain = {
+  chain_id: string;
+  depth: number; // the deepest so far; root = 1
+  root_requester: string | null;
+  root_target: string;
+  agents: string[];
+  started_at_ms: number;
+  usage: Usage | null;
+};
+
+export type WorkState = { agents: WorkRow[]; chains?: Chain[] };
 
 export type Delegation = {
   at_ms: number;
@@ -84,7 +124,33 @@ export type Delegation = {
   duration_ms: number;
   ok: boolean;
   code: string | null;
+  chain_id?: string | null;
+  depth?: number | null;
+  usage?: Usage | null; // the answering turn's
+  started_at_ms?: number; // LOST rows: when the ask that never ended started
 };
+
+// policy.get / policy.set (DESIGN.md §15).
+export type Policy = {
+  version: 1;
+  max_depth: number;
+  ask_timeout_s: number;
+  queue_wait_s: number;
+  hibernate_after_s: number | null; // null: never
+  chain_token_budget: number | null; // null: none
+};
+export type PolicyInfo = { policy: Policy; problem: string | null };
+
+// problems.list: files moved aside, copied agents, and asks in flight when IdeA last closed.
+export type LostAsk = {
+  code: "LOST";
+  message: string;
+  target: string;
+  requester: string | null;
+  chain_id: string | null;
+  started_at_ms: number;
+};
+export type Problem = LostAsk | ApiError;
 
 export type SessionEvent =
   | { type: "text"; text: string }

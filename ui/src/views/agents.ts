@@ -1,14 +1,18 @@
-// The agent editor: create (name, profile, context), edit, delete with confirmation.
+// The agent editor: create (name, profile, context, who may ask it), edit, delete with
+// confirmation; the doctor table and the delegation policy form sit above the agents.
 
 import { api } from "../model/api";
+import { asksFromChoice, asksFromValue } from "../model/policy";
 import { store } from "../model/state";
 import type { AgentDetail, AgentRow, DoctorRow } from "../model/types";
 import { showError } from "./banner";
 import { ChangesView } from "./changes";
 import { clear, h } from "./dom";
+import { PolicyForm } from "./policy";
 
 export class AgentEditor {
   readonly el = h("div.agents");
+  readonly policy = new PolicyForm();
   private editing: AgentDetail | "new" | null = null;
   private doctor: DoctorRow[] | "running" | string | null = null; // string: why it failed
   private reviewing: ChangesView | null = null;
@@ -29,6 +33,7 @@ export class AgentEditor {
         ),
       ),
       this.doctorTable(),
+      this.policy.el,
       ...store.agents.map((a) =>
         h(
           "div.agent-row",
@@ -130,6 +135,7 @@ export class AgentEditor {
       name: "worktree",
       checked: agent?.workspace === "worktree",
     });
+    const asks = this.asksFrom(agent);
     const submit = async (e: Event) => {
       e.preventDefault();
       const fields = {
@@ -137,6 +143,7 @@ export class AgentEditor {
         context: context.value,
         description: description.value || null,
         workspace: worktree.checked ? "worktree" : "project",
+        asks_from: asks.value(),
       };
       try {
         if (agent) {
@@ -163,6 +170,7 @@ export class AgentEditor {
       h("label", {}, "Description", description),
       h("label", {}, "Context (role, instructions)", context),
       h("label.check", {}, worktree, "Works in a git worktree of its own (branch idea/<name>)"),
+      asks.el,
       h(
         "div.form-buttons",
         {},
@@ -170,6 +178,44 @@ export class AgentEditor {
         h("button.btn", { type: "button", onclick: () => this.edit(null) }, "Cancel"),
       ),
     );
+  }
+
+  /** "Who may ask this agent": anyone, or only the checked agents (the user always may). */
+  private asksFrom(agent: AgentDetail | null): { el: HTMLElement; value: () => string[] } {
+    const choice = asksFromChoice(agent ? (agent.asks_from ?? ["*"]) : ["*"]);
+    const others = store.agents.map((a) => a.name).filter((n) => n !== agent?.name);
+    const anyone = h("input", { type: "radio", name: "asks-from", value: "anyone", checked: choice.anyone });
+    const only = h("input", { type: "radio", name: "asks-from", value: "only", checked: !choice.anyone });
+    const boxes = others.map((name) =>
+      h("input", {
+        type: "checkbox",
+        name: "asks-from-agent",
+        value: name,
+        checked: choice.allowed.includes(name),
+        disabled: choice.anyone,
+      }),
+    );
+    const sync = () => boxes.forEach((b) => (b.disabled = anyone.checked));
+    anyone.addEventListener("change", sync);
+    only.addEventListener("change", sync);
+    const el = h(
+      "fieldset.asks-from",
+      {},
+      h("legend", {}, "Who may ask this agent"),
+      h("label.check", {}, anyone, "Anyone"),
+      h("label.check", {}, only, "Only these agents (you always may)"),
+      h(
+        "div.asks-from-agents",
+        {},
+        ...(boxes.length
+          ? boxes.map((b) => h("label.check", { dataset: { agent: b.value } }, b, b.value))
+          : [h("span.muted", {}, "No other agents yet: only you could ask it.")]),
+      ),
+    );
+    return {
+      el,
+      value: () => asksFromValue(anyone.checked, boxes.filter((b) => b.checked).map((b) => b.value), others),
+    };
   }
 
   private async remove(agent: AgentRow): Promise<void> {

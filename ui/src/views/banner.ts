@@ -4,7 +4,8 @@ import { ApiFailure } from "../model/api";
 import { describeError } from "../model/errors";
 import { CELL_GONE, refusalActions } from "../model/picker";
 import { store } from "../model/state";
-import type { ApiError } from "../model/types";
+import type { ApiError, Problem } from "../model/types";
+import { describeProblem } from "../model/workstate";
 import { clear, h } from "./dom";
 
 const host = h("div.banner-host");
@@ -36,6 +37,39 @@ export function showError(err: unknown, context?: string, leafId?: string): void
       h("span.banner-code", {}, title),
       h("span.banner-text", {}, context ? `${context}: ${text}` : text),
       ...actions,
+      h("button.btn.ghost", { onclick: hide, title: "Dismiss" }, "✕"),
+    ),
+  );
+}
+
+/** The problems `problems.list` found at open: the first in the banner, the others under it. */
+export function showProblems(problems: readonly Problem[]): void {
+  const rows = problems.filter((p) => p && typeof p === "object");
+  if (!rows.length) return;
+  const now = Date.now();
+  const nameOf = (x: string) => store.nameOf(x);
+  const [first, ...rest] = rows.map((p) => ({ code: String(p.code), ...describeProblem(p, now, nameOf) }));
+  const more = rest.length
+    ? h(
+        "details.banner-more",
+        {},
+        h("summary", {}, `${rest.length} more problem${rest.length === 1 ? "" : "s"}`),
+        h(
+          "ul.problem-list",
+          {},
+          ...rest.map((p) =>
+            h("li.problem", { dataset: { code: p.code } }, h("strong", {}, `${p.title}: `), p.text),
+          ),
+        ),
+      )
+    : null;
+  clear(
+    host,
+    h(
+      "div.banner.problems",
+      { role: "alert", dataset: { code: first.code, count: String(rows.length) } },
+      h("span.banner-code", {}, first.title),
+      h("div.banner-text", {}, first.text, more),
       h("button.btn.ghost", { onclick: hide, title: "Dismiss" }, "✕"),
     ),
   );

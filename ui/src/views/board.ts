@@ -1,15 +1,26 @@
-// The work-state board: each agent's status, intent, ticket, progress and queue.
+// The work-state board: the chains of asks in flight, then each agent's status, intent, ticket,
+// progress, queue, the ask it serves, its rate limit and what its turns cost.
 
 import { api } from "../model/api";
 import { store } from "../model/state";
-import type { WorkRow } from "../model/types";
+import type { Chain, WorkRow, WorkState } from "../model/types";
+import { count, relativeTime, shortChainId, usageDetail, usageText } from "../model/usage";
+import { chainsByStart, chainText, rateLimitText, servingText, statusOf } from "../model/workstate";
 import { goToCell } from "./banner";
 import { clear, h } from "./dom";
 
+/** Opens the delegation log on one chain. */
+export type ShowChain = (chainId: string) => void;
+
 export class Board {
   readonly el = h("div.board");
+  private last: WorkState | null = null;
 
-  constructor() {
+  constructor(private readonly showChain: ShowChain) {
+    // Reset times and deadlines read "in N min": keep them true while nothing else happens.
+    setInterval(() => {
+      if (this.el.isConnected && this.last) this.render(this.last);
+    }, CLOCK_EVERY_MS);
     // An agent's files change without any event: while the board is shown, ask again.
     setInterval(() => {
       if (!this.el.isConnected) return;
@@ -24,16 +35,22 @@ export class Board {
 
   async refresh(): Promise<void> {
     try {
-      const { agents } = await api.call<{ agents: WorkRow[] }>("workstate.get");
-      this.render(agents);
+      this.last = await api.call<WorkState>("workstate.get");
+      this.render(this.last);
     } catch {
       /* reconnecting: the next refresh fills it */
     }
   }
 
-  private render(rows: WorkRow[]): void {
-    if (!rows.length) return clear(this.el, h("p.muted", {}, "No agents yet."));
-    clear(this.el, ...rows.map(row));
+  private render(state: WorkState): void {
+    const rows = Array.isArray(state.agents) ? state.agents : [];
+    const chains = chainsByStart(state.chains);
+    const now = Date.now();
+    clear(
+      this.el,
+      chains.length ? this.chains(chains, now) : null,
+      ...(rows.length ? rows.map((r) => this.row(r, now)) : [h("p.muted", {}, "No agents yet.")]),
+    );
     for (const r of rows) {
       if (store.agents.find((a) => a.name === r.name)?.workspace === "worktree") {
         void this.worktree(r.name);
@@ -63,31 +80,105 @@ export class Board {
     if (line) line.textContent = text;
     else row.querySelector(".board-head")?.after(h("div.board-line.worktree", {}, text));
   }
+
+  /** "Chains in flight": one card per chain, its id opening the delegation log on it. */
+  private chains(chains: Chain[], now: number): HTMLElement {
+    const nameOf = (x: string) => store.nameOf(x);
+    return h(
+      "section.chains",
+      { dataset: { count: String(chains.length) } },
+      h("div.section-title", {}, `Chains in flight (${chains.length})`),
+      ...chains.map((c) => {
+        const { who, agents } = chainText(c, nameOf);
+        const depth = count(c.depth);
+        const started = count(c.started_at_ms);
+        return h(
+          "div.chain",
+          { dataset: { chain: c.chain_id } },
+          h(
+            "div.chain-head",
+            {},
+            this.chainButton(c.chain_id),
+            h("span.chain-who", { title: who }, who),
+            h("span.spacer"),
+            depth !== null ? h("span.badge.depth", { title: "Deepest ask so far (root = 1)" }, `depth ${depth}`) : null,
+          ),
+          h(
+            "div.board-line.chain-facts.muted",
+            {},
+            h("span.chain-usage", { title: usageDetail(c.usage) }, usageText(c.usage)),
+            agents.length ? ` · also ${agents.join(", ")}` : "",
+            started !== null ? ` · started ${relativeTime(started, now)}` : "",
+          ),
+        );
+      }),
+    );
+  }
+
+  private chainButton(chainId: string): HTMLElement {
+    return h(
+      "button.chain-id",
+      {
+        dataset: { chain: chainId },
+        title: `Chain ${chainId}: show its asks in the delegation log`,
+        onclick: () => this.showChain(chainId),
+      },
+      shortChainId(chainId),
+    );
+  }
+
+  private row(r: WorkRow, now: number): HTMLElement {
+    const nodeId = r.node_id;
+    const status = statusOf(r);
+    const serving = servingText(r, now, (x) => store.nameOf(x));
+    const limited = rateLimitText(r, now);
+    const turns = count(r.usage?.turns);
+    return h(
+      "div.board-row",
+      { dataset: { agent: r.name, status: status.label } },
+      h(
+        "div.board-head",
+        {},
+        h("span.status-dot", { class: r.live ? r.status : status.cls === "hibernated" ? "hibernated" : "off" }),
+        h("strong", {}, r.name),
+        h("span.pill.status", { class: status.cls, title: status.title || undefined }, status.label),
+        r.live
+          ? h("span.badge", {}, r.mode ?? "live")
+          : status.cls === "hibernated"
+            ? null
+            : h("span.badge.off", {}, "stopped"),
+        r.queued ? h("span.badge.warn", {}, `${r.queued} queued`) : null,
+        h("span.spacer"),
+        nodeId ? h("button.btn.small", { onclick: () => void goToCell(nodeId) }, "Go to cell") : null,
+      ),
+      limited ? h("div.board-line.rate-limit", {}, h("span.muted", {}, "rate-limited "), limited) : null,
+      serving && r.serving
+        ? h(
+            "div.board-line.serving",
+            { dataset: { chain: r.serving.chain_id } },
+            h("span.muted", {}, "serving chain "),
+            this.chainButton(String(r.serving.chain_id)),
+            ` · ${serving}`,
+          )
+        : null,
+      r.intent ? h("div.board-line", {}, h("span.muted", {}, "intent "), r.intent) : null,
+      r.ticket ? h("div.board-line", {}, h("span.muted", {}, "ticket "), r.ticket) : null,
+      r.progress ? h("div.board-line", {}, h("span.muted", {}, "progress "), r.progress) : null,
+      r.last_delegation
+        ? h("div.board-line", {}, h("span.muted", {}, "last delegation "), r.last_delegation)
+        : null,
+      r.usage
+        ? h(
+            "div.board-line.usage",
+            { title: usageDetail(r.usage) },
+            h("span.muted", {}, "usage "),
+            usageText(r.usage),
+            turns !== null ? ` · ${turns} turn${turns === 1 ? "" : "s"}` : "",
+          )
+        : null,
+    );
+  }
 }
 
 const SUMMARY_EVERY_MS = 3000;
-
-function row(r: WorkRow): HTMLElement {
-  const nodeId = r.node_id;
-  return h(
-    "div.board-row",
-    { dataset: { agent: r.name } },
-    h(
-      "div.board-head",
-      {},
-      h("span.status-dot", { class: r.live ? r.status : "off" }),
-      h("strong", {}, r.name),
-      h("span.pill", { class: r.status }, r.status),
-      r.live ? h("span.badge", {}, r.mode ?? "live") : h("span.badge.off", {}, "stopped"),
-      r.queued ? h("span.badge.warn", {}, `${r.queued} queued`) : null,
-      h("span.spacer"),
-      nodeId ? h("button.btn.small", { onclick: () => void goToCell(nodeId) }, "Go to cell") : null,
-    ),
-    r.intent ? h("div.board-line", {}, h("span.muted", {}, "intent "), r.intent) : null,
-    r.ticket ? h("div.board-line", {}, h("span.muted", {}, "ticket "), r.ticket) : null,
-    r.progress ? h("div.board-line", {}, h("span.muted", {}, "progress "), r.progress) : null,
-    r.last_delegation
-      ? h("div.board-line", {}, h("span.muted", {}, "last delegation "), r.last_delegation)
-      : null,
-  );
-}
+const CLOCK_EVERY_MS = 30_000;

@@ -1,4 +1,4 @@
-// The side panel: work-state board, delegation log, agent editor.
+// The side panel: work-state board, delegation log, agent editor (and the delegation policy).
 
 import { AgentEditor } from "./agents";
 import { Board } from "./board";
@@ -8,7 +8,7 @@ import { clear, h } from "./dom";
 type PanelName = "board" | "log" | "agents";
 
 export class SidePanel {
-  readonly board = new Board();
+  readonly board = new Board((chainId) => this.showChain(chainId));
   readonly log = new DelegationLog();
   readonly agents = new AgentEditor();
   readonly el = h("aside.sidepanel");
@@ -38,10 +38,20 @@ export class SidePanel {
     void this.refresh();
   }
 
+  /** The delegation log, showing chain `chainId` alone. */
+  showChain(chainId: string): void {
+    if (this.current === "log") return this.log.showChain(chainId);
+    this.log.shownChain = chainId;
+    this.show("log"); // which refreshes it
+  }
+
   async refresh(): Promise<void> {
     if (this.current === "board") await this.board.refresh();
     else if (this.current === "log") await this.log.refresh();
-    else this.agents.render();
+    else {
+      this.agents.render();
+      await this.agents.policy.load();
+    }
   }
 
   get active(): PanelName {

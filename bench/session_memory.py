@@ -61,13 +61,13 @@ async def structured(count: int, root: Path) -> tuple[int, int]:
         run_dir.mkdir()
         spec = StructuredSpec(
             kind=AdapterKind.CLAUDE,
-            executable=sys.executable,
+            program=(sys.executable, str(FAKE_CLAUDE)),
             cwd=str(root),
             run_dir=str(run_dir),
             env={**os.environ, "HOME": str(root)},
             context="You are a benchmark.",
         )
-        session = await start_claude_session(spec, command=[sys.executable, str(FAKE_CLAUDE)])
+        session = await start_claude_session(spec)
         await session.send_blocking("hello", timeout=30)
         sessions.append(session)
     after = footprint()

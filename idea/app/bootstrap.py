@@ -20,7 +20,7 @@ from idea.app.doctor import DoctorRow, run_doctor
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import Core, ProjectRuntime, ProjectServices
 from idea.application.answer_request import answer_request, error_response
-from idea.application.ask_agent import DEADLINE_MARGIN_S, DEFAULT_TURN_TIMEOUT_S, AgentAsker
+from idea.application.ask_agent import DEADLINE_MARGIN_S, AgentAsker
 from idea.application.board import RateLimitRows
 from idea.application.chains import Chains
 from idea.application.event_bus import EventBus
@@ -52,6 +52,7 @@ from idea.domain.builtin_profiles import builtin_profiles
 from idea.domain.commands import Source
 from idea.domain.errors import CorruptFile, IdeaError, Invalid
 from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.policy import Policy
 from idea.domain.profile import Profile
 from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.clis import CLIS
@@ -86,8 +87,13 @@ from idea.infrastructure.stores.work_state import JsonWorkStateStore
 from idea.infrastructure.terminal.launcher import default_terminal_launcher
 from idea.infrastructure.workspaces.worktrees import SETUP_FILE, GitWorktrees
 
-# MCP tool calls must be allowed to outlast the longest ask (turn + some queueing).
-TOOL_TIMEOUT_S = DEFAULT_TURN_TIMEOUT_S * 2
+
+def declared_tool_timeout(policy: Policy) -> float:
+    """The MCP tool timeout IdeA declares to the CLIs it starts: the longest ask the policy
+    allows (its time in line and its turn) and a margin on each side, so that an ask's own
+    deadline always ends first and the caller hears IdeA's TIMEOUT (DESIGN.md §15). Read when
+    the project opens: a policy changed later reaches the CLIs at the next open."""
+    return policy.queue_wait_s + policy.ask_timeout_s + 2 * DEADLINE_MARGIN_S
 
 
 def user_shell() -> str:
@@ -240,7 +246,7 @@ def default_starter(
     services: ProjectServices,
     with_mcp: bool,
     base_env: Mapping[str, str] | None = None,
-    tool_timeout_s: float = TOOL_TIMEOUT_S,
+    tool_timeout_s: float | None = None,
 ) -> CliSessionStarter:
     """The real CLIs; ``base_env`` (default: this process's environment) is what they inherit;
     ``tool_timeout_s`` is the MCP tool timeout declared to them (give ``project_runtime`` the
@@ -251,7 +257,11 @@ def default_starter(
         default_terminal_launcher(),
         CLIS,
         base_env=base_env,
-        tool_timeout_s=tool_timeout_s,
+        tool_timeout_s=(
+            tool_timeout_s
+            if tool_timeout_s is not None
+            else declared_tool_timeout(services.policy.current())
+        ),
         with_mcp=with_mcp,
         folder_of=services.workspaces.folder,
     )
@@ -261,7 +271,7 @@ def project_runtime(
     services: ProjectServices,
     starter: SessionStarter,
     ask_timeout_s: float | None = None,
-    tool_timeout_s: float = TOOL_TIMEOUT_S,
+    tool_timeout_s: float | None = None,
 ) -> ProjectRuntime:
     """One project's runtime: its core, its file door and its MCP listener (not started).
     ``tool_timeout_s``: the MCP tool timeout the starter declares to the CLIs; asks from them
@@ -282,7 +292,11 @@ def project_runtime(
         policy=s.policy,
         journal=s.asks,
         ask_timeout_s=ask_timeout_s,
-        caller_timeout_s=tool_timeout_s,
+        caller_timeout_s=(
+            tool_timeout_s
+            if tool_timeout_s is not None
+            else declared_tool_timeout(s.policy.current())
+        ),
     )
 
     async def answer_file(request_id: str, body: JsonValue, problem: Invalid | None) -> JsonObject:
@@ -325,7 +339,7 @@ async def open_project(
     resume: bool = True,
     file_door: bool = True,
     ask_timeout_s: float | None = None,
-    tool_timeout_s: float = TOOL_TIMEOUT_S,
+    tool_timeout_s: float | None = None,
 ) -> ProjectRuntime:
     """Open the project in ``root`` (making it one if needed). Raises ``Conflict`` (open in
     another IdeA process), ``Invalid``, ``CorruptFile`` (project.json), ``Internal``.
@@ -365,7 +379,7 @@ async def doctor(
         write_atomic(services.paths.profiles, encode_json({"profiles": entries}))
         services.trust.grant()  # as it is now, with the profiles under test
         starter = default_starter(services, with_mcp=True, base_env=base_env)
-        runtime = project_runtime(services, starter, DEFAULT_TURN_TIMEOUT_S)
+        runtime = project_runtime(services, starter)
         try:
             await runtime.open(resume=False, file_door=False, mcp=True)
         except BaseException:

@@ -125,4 +125,9 @@ def _print_opened(runtime: ProjectRuntime, out: Printer, err: Printer) -> None:
         err(f"warning: {notice.message}")
     for action in report.worktrees:
         out(f"worktrees: {action}")
+    for lost in report.lost_asks:
+        err(
+            f"warning: an ask to {lost.get('target')} ({lost.get('source')} door) was in flight "
+            "when IdeA last ended: logged LOST"
+        )
     out(f"file door: {services.paths.orchestrator}")

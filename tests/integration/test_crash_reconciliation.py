@@ -18,7 +18,9 @@ from idea.infrastructure.stores.layouts import JsonLayoutStore
 from idea.infrastructure.stores.paths import ProjectPaths
 from tests.fakes.ports.clock import FakeClock, SequentialIds
 from tests.fakes.ports.session_starter import FakeSessionStarter
+from tests.paths import FAKE_CLIS
 from tests.processes import LineWatcher, spawned
+from tests.waiting import until
 from tests.worlds import trust_project
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and shells")
@@ -132,3 +134,62 @@ def test_reconciling_twice_leaves_the_files_bytes_as_the_first_time_wrote_them(t
         stat.st_ino,
         stat.st_mtime_ns,
     )
+
+
+@pytest.mark.timeout(90)
+async def test_an_ask_in_flight_when_the_app_is_killed_is_logged_lost_and_answered_again(
+    tmp_path,
+):
+    """DESIGN.md §15: the in-flight journal outlives a SIGKILL; at open the ask is logged LOST
+    (and listed), and the file door answers its request file again."""
+    paths = ProjectPaths(tmp_path)
+    paths.ideai.mkdir()
+    wrapper = tmp_path / "fake-claude"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_CLIS / "claude.py"}" "$@"\n')
+    wrapper.chmod(0o755)
+    profiles = {"fake": {"command": [str(wrapper)], "structured": "claude"}}
+    paths.profiles.write_text(json.dumps({"profiles": profiles}), encoding="utf-8")
+    paths.agents.mkdir()
+    paths.agent_file("slow").write_text(
+        Agent(id="id-slow", name="slow", profile="fake").to_markdown(), encoding="utf-8"
+    )
+    trust_project(tmp_path)
+    request = {"action": "agent.message", "targetAgent": "slow", "task": "SLOW work"}
+    with spawned([sys.executable, "-m", "idea", "serve", str(tmp_path)]) as serve:
+        LineWatcher(serve.stdout).wait_for(lambda line: line.startswith("file door:"), timeout=30)
+        paths.orchestrator.mkdir(exist_ok=True)
+        (paths.orchestrator / ".r.tmp").write_text(json.dumps(request), encoding="utf-8")
+        os.replace(paths.orchestrator / ".r.tmp", paths.orchestrator / "r.request.json")
+        await until(lambda: b'"event":"start"' in _read(paths.asks_journal), timeout=30)
+        serve.send_signal(signal.SIGKILL)
+        serve.wait(timeout=10)
+
+    runtime = await open_project(tmp_path, starter=FakeSessionStarter())
+    try:
+        [lost] = runtime.report.lost_asks
+        assert (lost["code"], lost["target"], lost["source"], lost["depth"]) == (
+            "LOST",
+            "slow",
+            "file",
+            1,
+        )
+        rows = [json.loads(line) for line in paths.delegations_log.read_text().splitlines()]
+        assert next(r["code"] for r in rows if r["action"] == "agent.message") == "LOST"
+        answer = paths.orchestrator / "r.response.json"
+        await until(answer.exists, timeout=15)  # the file door answers it again
+        assert json.loads(answer.read_text())["reply"] == "echo: SLOW work"
+    finally:
+        await runtime.close()
+    # Reconciled once: a second open finds nothing lost.
+    again = await open_project(tmp_path, starter=FakeSessionStarter(), file_door=False)
+    try:
+        assert again.report.lost_asks == []
+    finally:
+        await again.close()
+
+
+def _read(path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""

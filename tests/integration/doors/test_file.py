@@ -7,6 +7,7 @@ import os
 import pytest
 
 from idea.app.bootstrap import open_project
+from idea.domain.agent import Agent
 from tests.fakes.ports.session_starter import FakeSessionStarter
 from tests.worlds import trust_project
 
@@ -160,3 +161,26 @@ async def test_a_spawn_into_a_cell_that_does_not_exist_is_refused_and_a_real_one
     saved = json.loads(runtime.services.paths.layouts.read_text(encoding="utf-8"))
     assert saved["tabs"][0]["root"]["agent"] == "id-helper"
     assert runtime.sessions.host_node("id-helper") == cell.id
+
+
+async def test_a_request_file_is_governed_like_any_ask(runtime):
+    """asks_from applies to a request file's claimed requester; each answered ask's log row has
+    its chain, depth and usage (DESIGN.md §15)."""
+    s = runtime.services
+    s.agents.save(Agent(id="id-lead", name="lead", profile="claude"))
+    s.agents.save(Agent(id="id-rev", name="rev", profile="claude", asks_from=("lead",)))
+    folder = s.paths.orchestrator
+    ask = {"action": "agent.message", "targetAgent": "rev", "task": "review"}
+    write_request(folder, "g1", {**ask, "requester": "helper"})
+    refused = await response(folder, "g1")
+    assert refused["error"]["code"] == "FORBIDDEN"
+    assert "helper may not ask rev" in refused["error"]["message"]
+    write_request(folder, "g2", {**ask, "requester": "lead"})
+    assert (await response(folder, "g2"))["reply"] == "echo: review"
+    write_request(folder, "g3", ask)  # no requester: the user, who always may
+    assert (await response(folder, "g3"))["ok"] is True
+    lines = s.paths.delegations_log.read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert [(r["code"], r["depth"]) for r in rows] == [("FORBIDDEN", 1), (None, 1), (None, 1)]
+    assert len({r["chain_id"] for r in rows}) == 3
+    assert (s.paths.run / "asks.jsonl").read_bytes() == b""  # nothing left in flight

@@ -5,6 +5,7 @@ import asyncio
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from mcp.client.stdio import stdio_client
 
 from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
+from idea.domain.policy import Policy
 from idea.domain.profile import Mode
 from tests.mcp_clients import IDEA_TOOLS, declared_bridge, fake_agents_runtime
 
@@ -92,3 +94,32 @@ async def test_unknown_requester_is_refused_by_the_real_endpoint(runtime):
     assert proc.returncode != 0
     assert out == b""
     assert "NOT_FOUND" in err.decode()
+
+
+@pytest.mark.timeout(60)
+async def test_governance_refusals_reach_the_sdk_client_as_typed_tool_errors(runtime):
+    """asks_from and max_depth through the real bridge: a tool error whose text starts with
+    the code; the delegation log row names the chain and depth (DESIGN.md §15)."""
+    helper = runtime.services.agents.get("helper")
+    runtime.services.agents.save(replace(helper, asks_from=("sh",)))
+    async with (
+        stdio_client(server_params(runtime, "id-caller")) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        refused = await session.call_tool("idea_ask_agent", {"target": "helper", "task": "hi"})
+        assert refused.is_error
+        assert text_of(refused).startswith("FORBIDDEN"), text_of(refused)
+        runtime.services.agents.save(helper)  # anyone may ask again
+        runtime.services.policy.save(Policy(max_depth=1))
+        # caller's ask is a root (depth 1): allowed; the board's chain ends with it.
+        answer = await session.call_tool("idea_ask_agent", {"target": "helper", "task": "hi"})
+        assert text_of(answer) == "echo: hi"
+    rows = [
+        json.loads(line)
+        for line in Path(runtime.services.paths.delegations_log).read_text().splitlines()
+        if '"agent.message"' in line
+    ]
+    assert [(r["code"], r["depth"]) for r in rows] == [("FORBIDDEN", 1), (None, 1)]
+    assert rows[0]["chain_id"] != rows[1]["chain_id"]
+    assert runtime.ask.chains.in_flight() == []

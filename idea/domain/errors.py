@@ -2,7 +2,7 @@
 
     IdeaError                      code
     ├── NotFound                   NOT_FOUND
-    ├── Invalid                    INVALID
+    ├── Invalid                    INVALID         (field, when known)
     ├── MissingField               MISSING_FIELD   (field)
     ├── AgentAlreadyRunning        AGENT_ALREADY_RUNNING   (agent_id, node_id)
     ├── IdeaTimeout                TIMEOUT
@@ -54,7 +54,16 @@ class NotFound(IdeaError):
 
 
 class Invalid(IdeaError):
+    """``field``, when given, names the input that is wrong (a client can point at it)."""
+
     code = "INVALID"
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+    def details(self) -> dict[str, str]:
+        return {} if self.field is None else {"field": self.field}
 
 
 class MissingField(IdeaError):

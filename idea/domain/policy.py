@@ -47,7 +47,7 @@ class Policy:
         """This policy with ``changes`` (a subset of its fields) applied. Raises ``Invalid``."""
         unknown = sorted(set(changes) - _FIELDS - {"version"})
         if unknown:
-            raise Invalid(f"policy: unknown field {unknown[0]!r}")
+            raise Invalid(f"policy: unknown field {unknown[0]!r}", field=unknown[0])
         return Policy.from_json({**self.to_json(), **changes})
 
     @staticmethod
@@ -82,7 +82,9 @@ _FIELDS = frozenset(f.name for f in fields(Policy)) - {"extra"}
 def _int(obj: JsonObject, key: str, default: int, low: int, high: int) -> int:
     value = obj.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise Invalid(f"policy field {key!r} must be a whole number from {low} to {high:,}")
+        raise Invalid(
+            f"policy field {key!r} must be a whole number from {low} to {high:,}", field=key
+        )
     return value
 
 
@@ -95,7 +97,9 @@ def _seconds(obj: JsonObject, key: str, default: float, low: float) -> float:
         or not low <= value <= TIMEOUT_MAX_S
     ):
         raise Invalid(
-            f"policy field {key!r} must be a number of seconds from {low:g} to {TIMEOUT_MAX_S:,.0f}"
+            f"policy field {key!r} must be a number of seconds from {low:g} to "
+            f"{TIMEOUT_MAX_S:,.0f}",
+            field=key,
         )
     return float(value)
 

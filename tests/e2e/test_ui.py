@@ -340,9 +340,12 @@ def test_notification_when_a_reply_comes_while_unfocused(served: str, page: Page
     assert page.evaluate("window.__notes") == []
 
 
-def ask_over_mcp(project: Path, requester_id: str, target: str, task: str) -> str:
+def ask_over_mcp(
+    project: Path, requester_id: str, target: str, task: str, *, refused: bool = False
+) -> str:
     """``idea_ask_agent`` as an agent's CLI calls it: the official MCP SDK client spawning the real
-    bridge from IdeA's own declaration, with the requester's own key."""
+    bridge from IdeA's own declaration, with the requester's own key. ``refused``: the tool
+    result must be an error (its text is returned)."""
     paths = ProjectPaths(project)
     project_id = json.loads(paths.project_file.read_text(encoding="utf-8"))["id"]
     key = write_agent_key(paths.mcp_key, paths.run_dir(requester_id), requester_id)
@@ -360,7 +363,7 @@ def ask_over_mcp(project: Path, requester_id: str, target: str, task: str) -> st
         ):
             await session.initialize()
             result = await session.call_tool("idea_ask_agent", {"target": target, "task": task})
-            assert not result.is_error, result
+            assert result.is_error is refused, result
             return "".join(block.text for block in result.content if block.type == "text")
 
     # Playwright's sync API runs an event loop in this thread: the client gets its own thread.
@@ -586,3 +589,87 @@ def test_the_changes_view_shows_a_worktree_agents_diff_and_merges_it(tmp_path, b
         until_blocking((project / "made.txt").exists, 15)
     assert (project / "made.txt").read_text(encoding="utf-8") == "from the agent\n"
     page.close()
+
+
+def file_request(project: Path, request_id: str, body: dict) -> dict:
+    door = project / ".ideai" / "orchestrator"
+    (door / f".{request_id}.tmp").write_text(json.dumps(body), "utf-8")
+    os.replace(door / f".{request_id}.tmp", door / f"{request_id}.request.json")
+    answer = door / f"{request_id}.response.json"
+    until_blocking(answer.exists, 30, f"the file door's answer to {request_id}")
+    return json.loads(answer.read_text("utf-8"))
+
+
+@pytest.mark.timeout(150)
+def test_governance_chain_on_the_board_and_log_policy_form_and_asks_from(
+    tmp_path: Path, page: Page
+) -> None:
+    """DESIGN.md §15 in the UI: the hop an agent serves and its chain on the board, depth and
+    chain on the log (filtered by chain), the policy form, who may ask an agent."""
+    project = make_project(tmp_path)
+    (project / ".ideai" / "agents" / "lead.md").write_text(
+        "---\nid: id-lead\nname: lead\nprofile: fake\n---\nLeads.\n", encoding="utf-8"
+    )
+    with idea_serve(tmp_path, project) as (url, _), ThreadPoolExecutor(1) as pool:
+        open_app(page, url)
+        # lead asks bot something bot never finishes: the board shows the chain in flight.
+        held = pool.submit(ask_over_mcp, project, "id-lead", "bot", "SLOW think", refused=True)
+        page.locator('[data-panel="board"]').click()
+        serving = page.locator('.board-row[data-agent="bot"] .board-line.serving')
+        expect(serving).to_contain_text("depth 1")
+        expect(serving).to_contain_text("lead")
+        chain = page.locator("section.chains div.chain")
+        expect(chain).to_have_count(1)
+        expect(chain.locator(".chain-who")).to_contain_text("lead")
+        screenshot(page, "board-chain")
+        assert file_request(project, "stop", {"action": "agent.stop", "name": "bot"})["ok"]
+        assert held.result(timeout=60)  # the ask failed when bot stopped
+        expect(page.locator("section.chains div.chain")).to_have_count(0)
+
+        # Who may ask bot: only sh. lead's next ask is refused, the user's is not.
+        page.locator('[data-panel="agents"]').click()
+        page.locator('.agent-row[data-agent="bot"]').get_by_role("button", name="Edit").click()
+        form = page.locator(".agent-form")
+        form.locator('input[name="asks-from"][value="only"]').check()
+        form.locator('input[name="asks-from-agent"][value="sh"]').check()
+        form.get_by_role("button", name="Save").click()
+        bot_file = project / ".ideai" / "agents" / "bot.md"
+        until_blocking(lambda: "asks_from: [sh]" in bot_file.read_text("utf-8"), 15, "asks_from")
+        text = ask_over_mcp(project, "id-lead", "bot", "hello", refused=True)
+        assert text.startswith("FORBIDDEN"), text
+        assert (
+            file_request(
+                project, "u", {"action": "agent.message", "targetAgent": "bot", "task": "from you"}
+            )["reply"]
+            == "echo: from you"
+        )
+
+        # The log: each ask with its depth and chain; a chain id filters the log to its chain.
+        page.locator('[data-panel="log"]').click()
+        refused = page.locator('.deleg[data-code="FORBIDDEN"][data-target="bot"]')
+        expect(refused).to_have_count(1)
+        expect(refused).to_have_attribute("data-depth", "1")
+        rows = page.locator('.deleg[data-target="bot"][data-chain]')
+        expect(rows).to_have_count(3)
+        refused.locator("button.chain-id").click()
+        expect(page.locator("div.chain-filter")).to_be_visible()
+        expect(page.locator('.deleg[data-target="bot"]')).to_have_count(1)
+        screenshot(page, "delegations-chain")
+        page.locator("button.chain-clear").click()
+        expect(rows).to_have_count(3)
+
+        # The policy form writes .ideai/policy.json; a bad value is refused next to its field.
+        page.locator('[data-panel="agents"]').click()
+        policy = page.locator("details.policy")
+        if policy.get_attribute("open") is None:
+            policy.locator("summary").click()
+        policy.locator('input[name="max_depth"]').fill("0")
+        policy.locator("button.policy-save").click()
+        expect(policy.locator('.policy-error[data-field="max_depth"]')).to_be_visible()
+        policy.locator('input[name="max_depth"]').fill("2")
+        policy.locator('input[name="chain_token_budget"]').fill("50000")
+        policy.locator("button.policy-save").click()
+        expect(policy.locator(".policy-saved")).to_be_visible()
+        screenshot(page, "policy-form")
+        saved = json.loads((project / ".ideai" / "policy.json").read_text("utf-8"))
+        assert (saved["max_depth"], saved["chain_token_budget"]) == (2, 50000)

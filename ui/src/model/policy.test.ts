@@ -64,6 +64,7 @@ describe("a refused policy", () => {
     expect(fieldOfError({ code: "INVALID", message: "max_depth: must be 1..10" })).toBe("max_depth");
     expect(fieldOfError({ code: "INVALID", message: "policy.queue_wait_s: too long" })).toBe("queue_wait_s");
     expect(fieldOfError({ code: "MISSING_FIELD", message: "m", field: "policy.ask_timeout_s" })).toBe("ask_timeout_s");
+    expect(fieldOfError({ code: "INVALID", message: "policy field 'max_depth' must be a whole number" })).toBe("max_depth");
   });
 
   it("names no field when the server named none this form has", () => {

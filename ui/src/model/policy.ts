@@ -76,7 +76,9 @@ export function fieldOfError(e: ApiError): PolicyKey | null {
     const named = e.field.replace(/^policy\./, "");
     if (keys.includes(named)) return named as PolicyKey;
   }
-  const m = /^\s*(?:policy\.)?([a-z_]+)\s*:/.exec(e.message ?? "");
+  const m =
+    /^\s*(?:policy\.)?([a-z_]+)\s*:/.exec(e.message ?? "") ??
+    /^policy field .([a-z_]+)./.exec(e.message ?? "");
   return m && keys.includes(m[1]) ? (m[1] as PolicyKey) : null;
 }
 

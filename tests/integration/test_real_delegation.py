@@ -343,6 +343,10 @@ async def world(tmp_path):
     assert world.mock.errors == [], world.mock.describe()
 
 
+# The CLIs whose structured output carries a turn's token counts.
+REPORTS_USAGE = frozenset({"claude", "codex", "gemini", "qwen"})
+
+
 def ask_args(target: str, task: str) -> dict[str, str]:
     return {"target": target, "task": task}
 
@@ -402,6 +406,13 @@ async def delegate_once(
     ]
     assert inner[0]["reply"] == answer
     assert inner[0]["prompt"] == task
+    # One chain (DESIGN.md §15): the user's ask is its root, the caller's ask one level deeper.
+    assert (outer[0]["depth"], inner[0]["depth"]) == (1, 2)
+    assert outer[0]["chain_id"] == inner[0]["chain_id"]
+    # What each answering turn cost, as the CLI reported it from the mock's usage numbers.
+    for row, cli in ((outer[0], caller_cli), (inner[0], target_cli)):
+        if cli in REPORTS_USAGE:
+            assert row["usage"] is not None and row["usage"]["total_tokens"] > 0, (cli, row)
     assert world.launched == [caller, target]
     assert runtime.sessions.is_agent_live(world.agents[target].id)
 

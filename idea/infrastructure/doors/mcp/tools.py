@@ -22,6 +22,7 @@ from idea.application.caller import AskProgress
 from idea.application.create_agent import DEFAULT_PROFILE
 from idea.domain.builtin_profiles import builtin_profile_names
 from idea.domain.commands import (
+    TIMEOUT_MAX_S,
     AgentChanges,
     AskAgent,
     Command,
@@ -137,16 +138,17 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "idea_ask_agent",
-        "Delegate a task to another agent of this project and wait for its answer; returns "
-        "its final reply (asks to one agent are served one at a time, in order).",
+        "Delegate a task to another agent and wait for its final reply (one ask at a time per "
+        "agent). Errors: FORBIDDEN, DEPTH_EXCEEDED, BUDGET_EXCEEDED, RATE_LIMITED, TIMEOUT.",
         {
             "target": _text(f"name of the agent to ask ({_SLUG})"),
             "task": _text("the complete task or question, self-contained"),
             "timeout_s": {
                 "type": "number",
                 "minimum": 1,
-                "description": "seconds to wait for the answer "
-                f"(default: the project's, {DEFAULT_TURN_TIMEOUT_S:g})",
+                "description": "seconds the agent may take to answer, at most "
+                f"{TIMEOUT_MAX_S:,.0f} (default: the project policy's ask_timeout_s, "
+                f"{DEFAULT_TURN_TIMEOUT_S:g} unless set)",
             },
         },
         required=("target", "task"),

@@ -58,6 +58,7 @@ from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.layout import Layouts
 from idea.domain.names import validate_slug
 from idea.domain.policy import parse_asks_from
+from idea.domain.profile import Mode
 from idea.domain.text import check_text
 from idea.infrastructure.processes.executables import detect_all
 
@@ -236,13 +237,20 @@ class UiApi:
         node_id = opt_text(p, "node_id") or None
         if node_id is not None:
             self._layouts().find_leaf(node_id)
+        name = text(p, "name")
+        mode = opt_choice(p, "mode", MODES)
+        # A hibernated agent started in chat picks its conversation up where it left it.
+        asleep = self._rt.core.hibernation.asleep().get(self._s.agents.get(name).id)
         request = LaunchRequest(
-            name=text(p, "name"),
+            name=name,
             node_id=node_id,
-            mode=opt_choice(p, "mode", MODES),
+            mode=mode,
             reattach=opt_bool(p, "reattach", default=False),
             rows=opt_int(p, "rows", 24, 1, TERMINAL_MAX),
             cols=opt_int(p, "cols", 80, 1, TERMINAL_MAX),
+            resume_conversation_id=(
+                asleep.conversation_id if asleep is not None and mode is not Mode.TERMINAL else None
+            ),
         )
         result = await self._rt.launch(request)
         return {

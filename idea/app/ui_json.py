@@ -145,6 +145,7 @@ def agent_rows(
                 "live": running is not None,
                 "node_id": running.node_id if running else None,
                 "status": row.status.value if row else "idle",
+                "hibernated": runtime.core.hibernation.is_asleep(agent.id),
             }
         )
     return rows

@@ -11,6 +11,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import psutil
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -673,3 +674,53 @@ def test_governance_chain_on_the_board_and_log_policy_form_and_asks_from(
         screenshot(page, "policy-form")
         saved = json.loads((project / ".ideai" / "policy.json").read_text("utf-8"))
         assert (saved["max_depth"], saved["chain_token_budget"]) == (2, 50000)
+
+
+def fake_claude_processes(project: Path) -> list[list[str]]:
+    """The command lines of the fake Claude CLIs running for ``project``."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "cwd"]):
+        cmdline = process.info["cmdline"] or []
+        if any(part.endswith("claude.py") for part in cmdline) and process.info["cwd"] == str(
+            project
+        ):
+            found.append(cmdline)
+    return found
+
+
+@pytest.mark.timeout(120)
+def test_an_idle_chat_agent_hibernates_and_the_next_message_resumes_its_conversation(
+    tmp_path: Path, page: Page
+) -> None:
+    project = make_project(tmp_path)
+    (project / ".ideai" / "policy.json").write_text(
+        json.dumps({"version": 1, "hibernate_after_s": 2}), encoding="utf-8"
+    )
+    with idea_serve(tmp_path, project) as (url, _):
+        open_app(page, url)
+        page.locator('.picker-row[data-agent="bot"] .picker-main').click()
+        composer = cell_of(page, "bot").locator(".chat-input")
+        composer.fill("first")
+        composer.press("Enter")
+        expect(cell_of(page, "bot").locator(".msg.assistant")).to_have_text("echo: first")
+        [before] = fake_claude_processes(project)
+        # Two seconds without a turn: stopped, shown hibernated, the chat stays.
+        page.locator('[data-panel="board"]').click()
+        expect(page.locator('.board-row[data-agent="bot"]')).to_have_attribute(
+            "data-status", "hibernated"
+        )
+        until_blocking(lambda: fake_claude_processes(project) == [], 15, "the CLI to exit")
+        expect(composer).to_be_visible()
+        screenshot(page, "hibernated")
+        composer.fill("second")
+        composer.press("Enter")
+        expect(cell_of(page, "bot").locator(".msg.assistant").nth(1)).to_have_text("echo: second")
+        [after] = fake_claude_processes(project)
+        session = before[before.index("--session-id") + 1] if "--session-id" in before else None
+        resumed = [p for p in after if p.startswith("--resume")]
+        assert resumed, after  # woken with its conversation, not a new one
+        if session is not None:
+            assert session in " ".join(after)
+        expect(page.locator('.board-row[data-agent="bot"]')).not_to_have_attribute(
+            "data-status", "hibernated"
+        )

@@ -733,6 +733,23 @@ async def test_the_board_carries_usage_serving_chain_and_rate_limit(api, runtime
     assert [r["code"] for r in rows] == [None, "RATE_LIMITED", None]  # the held ask was direct
 
 
+async def test_a_hibernated_agent_is_listed_so_and_start_resumes_its_conversation(
+    api, runtime, starter
+):
+    runtime.services.policy.save(Policy(hibernate_after_s=1))
+    await api.ok("session.launch", name="bot", mode="structured")
+    await api.ok("chat.send", name="bot", text="hi")
+    conversation = starter.structured[-1].conversation_id
+    await asyncio.sleep(1.1)
+    assert await runtime.core.hibernation.check() == ["bot"]
+    rows = {a["name"]: a for a in await api.ok("agents.list")}
+    assert (rows["bot"]["live"], rows["bot"]["hibernated"]) == (False, True)
+    await api.ok("session.launch", name="bot", mode="structured")  # the cell's Start
+    assert starter.starts[-1] == ("bot", "structured", conversation)
+    rows = {a["name"]: a for a in await api.ok("agents.list")}
+    assert (rows["bot"]["live"], rows["bot"]["hibernated"]) == (True, False)
+
+
 async def test_policy_get_set_and_asks_from_in_the_agent_editor(api, runtime):
     got = await api.ok("policy.get")
     assert got == {"policy": Policy().to_json(), "problem": None}

@@ -18,6 +18,7 @@ export type AgentRow = {
   live: boolean;
   node_id: string | null;
   status: Status;
+  hibernated?: boolean; // stopped for idling, conversation kept: a chat message resumes it
 };
 
 // agents.get: a row with the agent's context (agents.list leaves it out: it may be large), and who

@@ -40,7 +40,9 @@ export class CellView {
           ? `elsewhere:${agent.node_id}`
           : agent.live
             ? "background"
-            : "stopped";
+            : agent.hibernated && leaf.view === "chat"
+              ? "asleep"
+              : "stopped";
     const key = `${agent?.id ?? ""}|${leaf.view}|${state}|${this.pickerOpen}|${
       this.pickerOpen || state === "empty" ? store.agents.map((a) => `${a.id}${a.live}${a.node_id}`).join() : ""
     }`;
@@ -133,7 +135,8 @@ export class CellView {
         ),
       );
     }
-    if (state === "here") {
+    // Hibernated: the chat stays; the next message resumes its conversation (DESIGN.md §15).
+    if (state === "here" || state === "asleep") {
       return this.leaf.view === "chat"
         ? new ChatView(agent.id, agent.name)
         : new TerminalView(agent.name);

@@ -49,6 +49,7 @@ lint: $(STAMP)
 
 types: $(STAMP)
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy --platform win32
 
 contracts: $(STAMP)
 	$(VENV)/bin/lint-imports

@@ -39,6 +39,8 @@ def _checkout(project_id: str, root: str) -> str:
 
 def is_private_dir(folder: str) -> bool:
     """A real folder (not a link), owned by this user, mode 0700 (POSIX)."""
+    if sys.platform == "win32":
+        return False
     try:
         info = os.lstat(folder)
     except OSError:
@@ -52,6 +54,8 @@ def is_private_dir(folder: str) -> bool:
 
 def _usable(folder: str) -> str:
     """``folder`` made or checked private; this process's own temp folder when it cannot be."""
+    if sys.platform == "win32":
+        raise OSError("private socket folders are POSIX only")
     if folder in _private_dirs:
         return _private_dirs[folder]
     try:
@@ -70,6 +74,8 @@ def _usable(folder: str) -> str:
 
 
 def _private_dir(refused: str) -> str:
+    if sys.platform == "win32":
+        raise OSError("private socket folders are POSIX only")
     private = tempfile.mkdtemp(prefix=f"idea-{os.getuid()}-", dir=_short_base())
     _private_dirs[refused] = private
     return private
@@ -82,6 +88,8 @@ def _short_base() -> str:
 
 def endpoint_dir() -> str:
     """``<runtime dir>/idea-<uid>``: ``$XDG_RUNTIME_DIR`` else the temp dir (POSIX only)."""
+    if sys.platform == "win32":
+        raise OSError("socket folders are POSIX only: Windows uses named pipes")
     base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
     return os.path.join(base, f"idea-{os.getuid()}")
 

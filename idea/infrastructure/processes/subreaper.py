@@ -90,6 +90,8 @@ def is_subreaper() -> bool:
 
 def reap_orphans(now: float | None = None) -> list[int]:
     """Reap the zombies of adopted orphans (never a child a launcher waits for); their pids."""
+    if sys.platform == "win32":
+        return []
     now = time.time() if now is None else now
     own_session = os.getsid(0)
     reaped: list[int] = []
@@ -110,6 +112,8 @@ def reap_orphans(now: float | None = None) -> list[int]:
 def kill_descendants(grace_s: float = 1.0) -> list[int]:
     """Kill every process still below this one in another session than its own (what agents
     left behind; the window's own helper processes share IdeA's session); their pids."""
+    if sys.platform == "win32":
+        return []
     own_session = os.getsid(0)
     killed: list[int] = []
     with contextlib.suppress(psutil.Error):

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -119,7 +120,7 @@ def _signal_all(procs: Iterable[psutil.Process], group: int | None, sig: int | N
                 proc.kill()
             else:
                 proc.send_signal(sig)
-    if group is not None and sig is not None:
+    if sys.platform != "win32" and group is not None and sig is not None:
         # Reaches members the root's child list misses (re-parented background jobs).
         with contextlib.suppress(OSError):
             os.killpg(group, sig)
@@ -151,7 +152,7 @@ def _left_the_tree(pid: int | None, tag: str | None) -> list[psutil.Process]:
     """In one pass over the processes: the members of the session the live ``pid`` leads (POSIX:
     jobs that left its tree) and those tagged ``SESSION_TAG_VAR=tag`` (that left its session)."""
     sid: int | None = None
-    if os.name == "posix" and pid is not None:
+    if sys.platform != "win32" and pid is not None:
         with contextlib.suppress(OSError):
             if os.getsid(pid) == pid and pid != os.getsid(0):
                 sid = pid
@@ -163,7 +164,7 @@ def _left_the_tree(pid: int | None, tag: str | None) -> list[psutil.Process]:
         if proc.pid in (me, pid):
             continue
         with contextlib.suppress(OSError, psutil.Error):
-            if (sid is not None and os.getsid(proc.pid) == sid) or (
+            if (sid is not None and sys.platform != "win32" and os.getsid(proc.pid) == sid) or (
                 tag and proc.environ().get(SESSION_TAG_VAR) == tag
             ):
                 found.append(proc)
@@ -171,7 +172,7 @@ def _left_the_tree(pid: int | None, tag: str | None) -> list[psutil.Process]:
 
 
 def _group_led_by(pid: int) -> int | None:
-    if os.name != "posix":
+    if sys.platform == "win32":
         return None
     try:
         pgid = os.getpgid(pid)
@@ -182,7 +183,7 @@ def _group_led_by(pid: int) -> int | None:
 
 
 def _escalation() -> tuple[int | None, ...]:
-    if os.name == "posix":
+    if sys.platform != "win32":
         return (signal.SIGHUP, signal.SIGTERM, signal.SIGKILL)
     # Windows: SIGTERM is TerminateProcess for psutil; None is its kill().
     return (signal.SIGTERM, None)

@@ -17,6 +17,7 @@ import contextlib
 import logging
 import os
 import shutil
+import sys
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
@@ -36,6 +37,8 @@ from idea.infrastructure.terminal.scrollback import Scrollback
 from idea.infrastructure.terminal.utf8 import Utf8Stream
 
 __all__ = ["PosixPtyLauncher", "PosixPtySession"]
+
+assert sys.platform != "win32", "POSIX terminals only (Windows: terminal/windows.py)"
 
 log = logging.getLogger(__name__)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 from idea.domain.json_types import JsonValue
 from idea.domain.usage import RateLimit
@@ -71,6 +72,27 @@ def after_ms(seconds: JsonValue, now_ms: int) -> int | None:
     return _plausible(now_ms + int(seconds * 1000), now_ms)
 
 
+def retry_after_ms(headers: JsonValue, now_ms: int) -> int | None:
+    """When an HTTP refusal's ``retry-after-ms`` / ``retry-after`` (seconds or a date) says to
+    come back, from a CLI's copy of the response headers."""
+    if not isinstance(headers, dict):
+        return None
+    lower = {str(k).lower(): v for k, v in headers.items() if isinstance(v, str)}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = lower.get(name, "").strip()[:64]
+        try:
+            return after_ms(float(value) * scale, now_ms)
+        except ValueError:
+            pass
+        if name == "retry-after" and value:
+            try:
+                when = parsedate_to_datetime(value)
+            except (TypeError, ValueError, IndexError, OverflowError):
+                return None
+            return _utc_ms(when, now_ms)
+    return None
+
+
 def reset_in_text(text: str, now_ms: int) -> int | None:
     """The reset time a refusal message states: "retry in 33s", "resets at <ISO 8601>", ..."""
     text = text[:_SCAN_MAX]
@@ -83,12 +105,16 @@ def reset_in_text(text: str, now_ms: int) -> int | None:
             when = datetime.fromisoformat(match[1].replace(" ", "T"))
         except ValueError:
             return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)  # an API's timestamp without an offset is UTC
-        return _plausible(int(when.timestamp() * 1000), now_ms)
+        return _utc_ms(when, now_ms)
     if match := _PIPED_EPOCH.search(text):
         return epoch_ms(int(match[1]), now_ms)
     return None
+
+
+def _utc_ms(when: datetime, now_ms: int) -> int | None:
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)  # an API's timestamp without an offset is UTC
+    return _plausible(int(when.timestamp() * 1000), now_ms)
 
 
 def _plausible(millis: int, now_ms: int) -> int | None:

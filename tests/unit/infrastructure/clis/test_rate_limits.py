@@ -11,6 +11,7 @@ from idea.infrastructure.clis.rate_limits import (
     epoch_ms,
     rate_limit,
     reset_in_text,
+    retry_after_ms,
     says_rate_limited,
 )
 
@@ -89,3 +90,13 @@ def test_any_text_is_read_without_raising(text, now):
     assert reset is None or abs(reset - now) <= 400 * 24 * 3600 * 1000
     says_rate_limited(text)
     assert len(rate_limit(text).reason) <= REASON_MAX
+
+
+def test_http_retry_after_headers():
+    assert retry_after_ms({"Retry-After": "120"}, NOW) == NOW + 120_000
+    assert retry_after_ms({"retry-after-ms": "1500", "retry-after": "9"}, NOW) == NOW + 1_500
+    assert retry_after_ms({"retry-after": "Tue, 01 Dec 2026 16:00:00 GMT"}, NOW) == (
+        1_796_140_800_000
+    )
+    for garbage in ({"retry-after": "soon"}, {"retry-after": "nan"}, {"retry-after": 5}, "x", {}):
+        assert retry_after_ms(garbage, NOW) is None

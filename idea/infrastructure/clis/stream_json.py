@@ -125,7 +125,10 @@ class ClaudeStreamParser:
             if obj.get("error") == "rate_limit":
                 params = obj.get("api_error_params")
                 info = params.get("rate_limit_info") if isinstance(params, dict) else None
-                self._rejected = info if isinstance(info, dict) else {"status": "rejected"}
+                if isinstance(info, dict):
+                    self._rejected = info
+                elif self._rejected is None:  # keep what a rate_limit_event said of it
+                    self._rejected = {"status": "rejected"}
         # Subagent traffic (parent_tool_use_id set) is the inner work of a Task tool call, not
         # the agent's own answer.
         if kind not in ("assistant", "user") or obj.get("parent_tool_use_id") is not None:

@@ -78,15 +78,15 @@ def claude_usage(
 
 
 def _since_last_result(models: JsonValue) -> float | None:
+    """The cost of what ran since the previous result (``{}``: nothing did), or None without
+    the field."""
     if not isinstance(models, dict):
         return None
-    costs = [
-        cost
+    return sum(
+        Usage.of(cost_usd=entry.get("costUSD")).cost_usd or 0.0
         for entry in models.values()
         if isinstance(entry, dict)
-        and (cost := Usage.of(cost_usd=entry.get("costUSD")).cost_usd) is not None
-    ]
-    return sum(costs) if costs else None
+    )
 
 
 class QwenUsage:

@@ -2,7 +2,8 @@
 
 It shares ``TurnSession`` with the real adapters, so turn, timeout and interrupt semantics are the
 real ones; only the "CLI" is a script: ``reply(prompt)`` gives the final text, and a test can hold
-a turn open with ``gate`` to observe queuing, timeouts and interrupts.
+a turn open with ``gate`` to observe queuing, timeouts and interrupts. ``usage`` is what every
+turn reports; ``rate_limit_next`` makes the next turn a rate-limit refusal.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 
 from idea.domain.session_events import TextDelta, TurnFinished
+from idea.domain.usage import RateLimit, Usage
 from idea.infrastructure.clis.turn_session import TurnSession
 
 
@@ -29,6 +31,8 @@ class FakeAgentSession(TurnSession):
         self.gate: asyncio.Event | None = None  # when set by a test, turns wait for it
         self.close_gate: asyncio.Event | None = None  # when set by a test, shutdown waits for it
         self.fail_next: str | None = None  # the next turn ends with is_error
+        self.rate_limit_next: RateLimit | None = None  # the next turn is refused by a limit
+        self.usage: Usage | None = None  # what each turn reports
         self._runner: asyncio.Task[None] | None = None
         self._set_conversation_id(conversation_id)
 
@@ -45,12 +49,17 @@ class FakeAgentSession(TurnSession):
         text = self.reply(prompt)
         self._emit(TextDelta(text))
         error, self.fail_next = self.fail_next, None
+        limit, self.rate_limit_next = self.rate_limit_next, None
+        if limit is not None:
+            error = limit.reason
         self._emit(
             TurnFinished(
                 text=text if error is None else "",
                 is_error=error is not None,
                 error=error,
                 conversation_id=self.conversation_id,
+                usage=self.usage,
+                rate_limit=limit,
             )
         )
 

@@ -99,7 +99,8 @@ def bridge() -> McpServerEntry:
 
 
 class TestCodexWithFake(AgentSessionContract):
-    pass
+    turn_usage = TURN_USAGE
+    rate_limit_resets_in_s = fake_codex.RESETS_IN_S
 
 
 async def test_context_and_bridge_are_injected_in_thread_start(harness):

@@ -21,6 +21,7 @@ from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinis
 from idea.domain.usage import Usage
 from idea.infrastructure.clis.gemini.session import start_gemini_session
 from tests.contracts.agent_session_contract import AgentSessionContract
+from tests.fakes.clis import gemini as fake_gemini
 from tests.paths import FAKE_CLIS
 from tests.waiting import until
 
@@ -125,7 +126,8 @@ async def make_session(world: World, start):
 
 
 class TestGeminiWithFake(AgentSessionContract):
-    pass
+    turn_usage = TURN_USAGE
+    rate_limit_resets_in_s = fake_gemini.RESETS_IN_S
 
 
 async def test_settings_and_context_land_in_the_run_dir_only(world: World, start):

@@ -359,7 +359,7 @@ def test_a_rejected_rate_limit_event_gives_the_reset_and_lasts_one_turn():
     refused = {**RATE_LIMITED_RESULT, "api_error_status": None, "api_error_type": None}
     refused["result"] = "You've hit your limit"
     parser = ClaudeStreamParser(now_ms=lambda: NOW_MS)
-    [first] = _parse(event, refused, parser=parser)
+    [first] = _parse(event, RATE_LIMITED_ASSISTANT, refused, parser=parser)
     assert first.finished.rate_limit == RateLimit(
         "api_error: You've hit your limit", 1_796_138_600_000
     )
@@ -408,6 +408,12 @@ def test_cost_since_the_last_result_wins_over_the_cumulative_total():
     assert result.finished.usage == Usage(cost_usd=0.00066)
 
 
+def test_nothing_since_the_last_result_costs_nothing_even_first_after_a_resume():
+    # The refused turn of a resumed process: its total is the conversation's, its own cost 0.
+    [result] = _parse(_result(0.00198, model_usage_since_last_result={}))
+    assert result.finished.usage.cost_usd == 0.0
+
+
 def test_usage_numbers_of_the_wrong_kind_are_ignored():
     hostile = _result(
         "free",
@@ -415,7 +421,7 @@ def test_usage_numbers_of_the_wrong_kind_are_ignored():
         model_usage_since_last_result={"m": {"costUSD": float("nan")}, "n": "x"},
     )
     [result] = _parse(hostile)
-    assert result.finished.usage == Usage()
+    assert result.finished.usage == Usage(cost_usd=0.0)
     [nothing] = _parse({"type": "result", "is_error": False, "usage": "lots"})
     assert nothing.finished.usage is None
 

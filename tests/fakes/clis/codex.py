@@ -16,7 +16,8 @@ and answers with its decision; ``CALL <tool> <json>`` calls that tool of the ``i
 cannot start fails the thread) and answers with the tool's text.
 
 Every answered turn costs ``TURN_TOKENS`` (``thread/tokenUsage/updated``: ``last`` that, ``total``
-the process's running sum, as the real one reports the thread's).
+the thread's running sum); a resumed thread's totals are sent again, naming its last turn, once
+the client starts a turn (0.171.0 sends them soon after ``thread/resume``, racing the turn).
 
 Threads persist under ``$CODEX_HOME`` (else ``$HOME/.codex``) ``/sessions``; resuming an unknown id
 fails like the real one. ``-c`` values must parse as TOML. If ``FAKE_CODEX_LOG`` names a file, the
@@ -186,6 +187,7 @@ class Server:
         self.replies: dict[Any, queue.Queue[dict[str, Any]]] = {}
         self.next_id = 0
         self.tokens = dict.fromkeys(TURN_TOKENS, 0)
+        self.restored: str | None = None  # a resumed thread whose totals are yet to be sent
 
     # --- requests -------------------------------------------------------------------------
 
@@ -202,6 +204,12 @@ class Server:
             send({"error": {"code": INVALID_REQUEST, "message": str(exc)}, "id": message["id"]})
             return
         send({"id": message["id"], "result": result})
+        if method == "thread/resume":
+            self.restored = str(params.get("threadId"))
+        if method == "turn/start" and self.restored is not None:
+            # Sent late, as 0.171.0 does: once the client may already be starting a turn.
+            self.restore_usage(self.restored)
+            self.restored = None
         if method == "turn/start":  # its notifications follow the answer, as with the real one
             turn = (self.turn_id, self.prompt)
             threading.Thread(target=self.run_turn, args=turn, daemon=True).start()
@@ -255,6 +263,16 @@ class Server:
         self.thread.update(status={"type": "idle"}, cwd=cwd, cliVersion=VERSION, turns=[])
         policy = params.get("approvalPolicy") or "on-request"
         return {"thread": self.thread, "model": model, "cwd": cwd, "approvalPolicy": policy}
+
+    def restore_usage(self, thread_id: str) -> None:
+        """Like 0.171.0 after ``thread/resume``: the thread's totals, naming its last turn."""
+        lines = self.rollout(thread_id).read_text(encoding="utf-8").splitlines()
+        if lines:
+            last = json.loads(lines[-1])
+            self.tokens = last["tokens"]
+            usage = {"total": self.tokens, "last": TURN_TOKENS, "modelContextWindow": 258400}
+            params = {"threadId": thread_id, "turnId": last["turn"], "tokenUsage": usage}
+            notify("thread/tokenUsage/updated", params)
 
     def rollout(self, thread_id: str) -> Path:
         return self.home / "sessions" / f"rollout-{thread_id}.jsonl"
@@ -326,7 +344,8 @@ class Server:
             usage = {"total": self.tokens, "last": TURN_TOKENS, "modelContextWindow": 258400}
             notify("thread/tokenUsage/updated", {**ids, "tokenUsage": usage})
         with self.rollout(thread_id).open("a", encoding="utf-8") as f:
-            f.write(json.dumps({"turn": turn_id, "prompt": prompt, "status": status}) + "\n")
+            entry = {"turn": turn_id, "prompt": prompt, "status": status, "tokens": self.tokens}
+            f.write(json.dumps(entry) + "\n")
         self.turn_id = self.active = None
         notify("thread/status/changed", {"threadId": thread_id, "status": {"type": "idle"}})
         turn = {"id": turn_id, "items": items, "status": status, "error": error}

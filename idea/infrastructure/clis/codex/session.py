@@ -282,7 +282,7 @@ class CodexSession(TurnSession):
             if self._current(message.turn_id):
                 self._finish(message)
         elif isinstance(message, UsageUpdated):
-            self.thread_usage = self._usage_after = message.total
+            self._usage_updated(message)
         elif isinstance(message, RateLimitsUpdated):
             # A sparse update: a window it leaves out keeps its last value.
             fresh = {k: v for k, v in message.snapshot.items() if v is not None}
@@ -297,6 +297,17 @@ class CodexSession(TurnSession):
             # An `error` notification is not terminal (retry notices): a failed turn still ends
             # with turn/completed, which carries the error.
             log.debug("%s: codex: %s", self.name, message)
+
+    def _usage_updated(self, message: UsageUpdated) -> None:
+        self.thread_usage = message.total
+        if not self.busy:
+            return
+        if self._turn_id is not None and message.turn_id in (None, self._turn_id):
+            self._usage_after = message.total
+        else:
+            # Not counted in this turn: a resumed thread's totals (observed on 0.171.0, naming
+            # the thread's last turn, right after thread/resume). They are where this turn starts.
+            self._usage_before = dict(message.total)
 
     def _current(self, turn_id: str | None) -> bool:
         """True if an event of ``turn_id`` belongs to the running turn (adopting its id)."""

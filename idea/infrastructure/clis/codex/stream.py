@@ -83,10 +83,12 @@ class CodexError:
 
 @dataclass(frozen=True, slots=True)
 class UsageUpdated:
-    """Token counts of the thread: ``total`` is cumulative, ``last`` is the last model request."""
+    """Token counts of the thread: ``total`` is cumulative, ``last`` is the last model request;
+    ``turn_id`` the turn they were counted in (a resumed thread's totals name its last turn)."""
 
     total: JsonObject
     last: JsonObject
+    turn_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +202,7 @@ class CodexStream:
             ]
         if method == "thread/tokenUsage/updated":
             usage = _obj(params.get("tokenUsage"))
-            return [UsageUpdated(_obj(usage.get("total")), _obj(usage.get("last")))]
+            return [UsageUpdated(_obj(usage.get("total")), _obj(usage.get("last")), turn_id)]
         if method == "account/rateLimits/updated":
             return [RateLimitsUpdated(_obj(params.get("rateLimits")))]
         if method == "mcpServer/startupStatus/updated":

@@ -227,6 +227,16 @@ async def test_usage_per_turn_from_cumulative_totals(harness):
     assert session.turn_usage == TURN_USAGE
 
 
+async def test_a_resumed_thread_counts_each_turn_from_the_totals_it_restores(harness):
+    first = await harness.start()
+    await first.send_blocking("one", timeout=30)
+    await first.shutdown()
+    resumed = await harness.start(resume=first.conversation_id)
+    # Sent at once, racing the restored totals that follow thread/resume.
+    assert (await resumed.send_blocking("two", timeout=30)).usage == TURN_USAGE
+    assert resumed.thread_usage["inputTokens"] == 2 * fake_codex.TURN_TOKENS["inputTokens"]
+
+
 async def test_a_usage_limit_resets_when_codex_says_its_window_does(harness):
     session = await harness.start()
     before_ms = time.time() * 1000

@@ -138,7 +138,7 @@ EXPECTED = [
     TurnOutput(U, ToolResult("call_mock_1", "pong", False)),
     TurnOutput(U, TextDelta("Tool said pong. ")),
     TurnOutput(U, TextDelta("Done ✓")),
-    UsageUpdated({"totalTokens": 52}, {"totalTokens": 26}),
+    UsageUpdated({"totalTokens": 52}, {"totalTokens": 26}, U),
     RateLimitsUpdated({}),
     TurnEnded(U, "completed", "Tool said pong. Done ✓", None),
 ]

@@ -69,6 +69,10 @@ def test_when_both_windows_are_spent_the_later_reset_counts():
             "message": "exceeded retry limit, last status: 429 Too Many Requests",
             "codexErrorInfo": {"responseTooManyFailedAttempts": {"httpStatusCode": 429}},
         },
+        {
+            "message": "stream disconnected before completion",
+            "codexErrorInfo": {"responseStreamDisconnected": {"httpStatusCode": 429}},
+        },
         {"message": "Quota exceeded. Check your plan and billing details.", "codexErrorInfo": "x"},
         {"message": "Provider request rate limit reached.", "codexErrorInfo": "rateLimitExceeded"},
     ],

@@ -2,21 +2,35 @@
 
 A test module subclasses ``AgentSessionContract`` and provides an async fixture ``make_session``:
 a factory ``async (resume: str | None = None) -> AgentSession`` whose CLI answers a prompt P
-with the final text ``echo: P``, never finishes a prompt containing ``SLOW`` until interrupted, and
-ends a prompt containing ``FAIL`` with an error result. The fixture shuts its sessions down.
+with the final text ``echo: P``, never finishes a prompt containing ``SLOW`` until interrupted,
+ends a prompt containing ``FAIL`` with an error result, and refuses a prompt containing
+``RATELIMIT`` as its provider's rate limit or spent quota would. The fixture shuts its sessions
+down. The subclass says what the CLI reports: ``turn_usage`` for every answered turn (the
+script makes them all cost the same) and ``rate_limit_resets_in_s``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
+from typing import ClassVar
 
 import pytest
 
-from idea.domain.errors import AgentFailed, Conflict, IdeaTimeout, Unavailable
+from idea.domain.errors import AgentFailed, Conflict, IdeaTimeout, RateLimited, Unavailable
 from idea.domain.session_events import TextDelta, TurnFinished
+from idea.domain.usage import Usage
+
+# A reset the CLI reports in whole seconds, or counted from when IdeA read it, may be this far off.
+RESET_SLACK_MS = 2000
 
 
 class AgentSessionContract:
+    turn_usage: ClassVar[Usage]
+    """What the CLI reports as the usage of each answered turn of the script."""
+    rate_limit_resets_in_s: ClassVar[float | None] = 3600
+    """When the CLI's refusal of ``RATELIMIT`` says the limit resets (None: it names no time)."""
+
     async def test_two_turns_return_each_final_text(self, make_session):
         session = await make_session()
         assert (await session.send_blocking("first", timeout=30)).text == "echo: first"
@@ -86,3 +100,31 @@ class AgentSessionContract:
         resumed = await make_session(resume=conversation)
         assert (await resumed.send_blocking("again", timeout=30)).text == "echo: again"
         assert resumed.conversation_id == conversation
+
+    async def test_each_turn_reports_its_own_usage(self, make_session):
+        session = await make_session()
+        first = await session.send_blocking("first", timeout=30)
+        second = await session.send_blocking("second", timeout=30)
+        # The second turn's usage is that turn's own, not the session's running total.
+        assert first.usage == self.turn_usage
+        assert second.usage == self.turn_usage
+
+    async def test_a_rate_limited_turn_raises_rate_limited_and_the_session_goes_on(
+        self, make_session
+    ):
+        session = await make_session()
+        await session.send_blocking("warm up", timeout=30)
+        before_ms = time.time() * 1000
+        with pytest.raises(RateLimited) as err:
+            await session.send_blocking("RATELIMIT now", timeout=30)
+        after_ms = time.time() * 1000
+        assert err.value.code == "RATE_LIMITED"
+        resets = err.value.resets_at_ms
+        if self.rate_limit_resets_in_s is None:
+            assert resets is None
+        else:
+            delay = self.rate_limit_resets_in_s * 1000
+            assert resets is not None
+            assert before_ms + delay - RESET_SLACK_MS <= resets <= after_ms + delay + RESET_SLACK_MS
+        assert session.alive
+        assert (await session.send_blocking("again", timeout=30)).text == "echo: again"

@@ -20,13 +20,22 @@ Auxiliary generation requests (Claude Code's title/topic helpers, Gemini's "next
 check and model routing, ...) do not consume the script: they are answered with a neutral canned
 reply (a schema-shaped JSON object when the request asks for JSON).
 
-Two more kinds of reply exist: ``Hold()`` opens the SSE stream and then sends nothing until the
-client disconnects (an interrupted turn) or the mock stops, bounded; ``Fail(message)`` answers
-HTTP 400 ``invalid_request_error`` in the provider's shape, which ends the turn with an error
-(no CLI treats it as transient). A *reply function* (``MockModel(respond=...)``) computes the
-reply of every turn request the script does not cover; ``echo_reply`` answers ``echo: <prompt>``,
-holds prompts containing ``SLOW`` and fails prompts containing ``FAIL`` (the behaviour
+Three more kinds of reply exist: ``Hold()`` opens the SSE stream and then sends nothing until
+the client disconnects (an interrupted turn) or the mock stops, bounded; ``Fail(message)``
+answers HTTP 400 ``invalid_request_error`` in the provider's shape, which ends the turn with an
+error (no CLI treats it as transient); ``RateLimited(resets_in_s)`` answers HTTP 429 in the shape
+each CLI gives up on at once (see ``RateLimited``). A *reply function*
+(``MockModel(respond=...)``) computes the reply of every turn request the script does not cover;
+``echo_reply`` answers ``echo: <prompt>``, holds prompts containing ``SLOW``, fails prompts
+containing ``FAIL`` and refuses prompts containing ``RATELIMIT`` (the behaviour
 ``tests/contracts/agent_session_contract.py`` expects of a CLI).
+
+Every answered turn request reports its own known token counts, different for each request
+(``request_tokens``; ``Request.tokens`` records them): the n-th turn request of the mock uses
+``Tokens(100 * n, 10 * n, 20 * n, 5 * n)`` (input, output, cache read, cache write): n times the
+first's, so that a CLI's cost, linear in the tokens, is n times the first's too;
+expressed as each API does (Anthropic apart; OpenAI and Gemini count the cached tokens inside the
+input and have no cache write). Auxiliary requests report zero.
 
 Every request is recorded (``mock.requests``) so a test can check what the CLI sent: the tools
 it offered (``tools_offered``), the tool results (``last_tool_result``), the system prompt
@@ -63,8 +72,10 @@ __all__ = [
     "Fail",
     "Hold",
     "MockModel",
+    "RateLimited",
     "Request",
     "Responder",
+    "Tokens",
     "ToolCall",
     "echo_reply",
     "last_prompt",
@@ -110,7 +121,49 @@ class Fail:
     message: str = "mock: invalid request"
 
 
-Reply = str | ToolCall | Hold | Fail
+@dataclass(frozen=True)
+class RateLimited:
+    """An HTTP 429 that tells each CLI the limit resets in ``resets_in_s``, shaped so that it
+    gives up at once instead of retrying (observed on the pinned versions):
+
+    * Anthropic: ``rate_limit_error`` with ``x-should-retry: false`` (Claude Code then names no
+      reset: only subscription refusals carry one);
+    * OpenAI Responses: ``usage_limit_reached`` with ``resets_at`` and the ``x-codex-primary-*``
+      headers of a spent window (Codex relays that window's ``resetsAt``);
+    * Chat Completions: ``insufficient_quota`` whose message says ``It will reset at <ISO>``
+      (Qwen Code fails fast on such a message; OpenCode retries every 429 without end);
+    * Gemini: ``RESOURCE_EXHAUSTED`` saying ``Please retry in <N>s`` (beyond Gemini CLI's 300 s
+      retry budget, so it is terminal).
+    """
+
+    resets_in_s: int = 3600
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """A model call's token counts: fresh input, output, cache read, cache write."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+    def __add__(self, other: Tokens) -> Tokens:
+        return Tokens(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write,
+        )
+
+
+def request_tokens(n: int, api: str) -> Tokens:
+    """What the ``n``-th turn request (1-based) reports, as far as ``api`` can say it."""
+    written = 5 * n if api == "anthropic" else 0  # only Anthropic reports cache writes
+    return Tokens(100 * n, 10 * n, 20 * n, written)
+
+
+Reply = str | ToolCall | Hold | Fail | RateLimited
 Responder = Callable[["Request"], Reply]
 
 
@@ -129,6 +182,8 @@ class Request:
     reply: Reply | None = None
     # For a ``Hold``: how it ended, "disconnected", "stopped" or "expired" (None while held).
     released: str | None = None
+    # The token counts the answer reported (None when it was no model answer).
+    tokens: Tokens | None = None
 
 
 class MockModel:
@@ -150,6 +205,7 @@ class MockModel:
         self._requests: list[Request] = []
         self._errors: list[str] = []
         self._ids = itertools.count(1)
+        self._answered = itertools.count(1)  # turn requests answered with a model reply
         self.aux_text = aux_text
         self.respond = respond
         # Held streams wait on the read end; ``stop`` writes to the other end to release them.
@@ -297,6 +353,14 @@ class MockModel:
 
     def _next_id(self) -> int:
         return next(self._ids)
+
+    def _tokens(self, request: Request) -> Tokens:
+        """The token counts ``request``'s answer reports (recorded on it)."""
+        tokens = Tokens()
+        if request.kind == "turn":
+            tokens = request_tokens(next(self._answered), request.api)
+        request.tokens = tokens
+        return tokens
 
     def _take_reply(self, request: Request) -> Reply:
         with self._lock:
@@ -557,12 +621,15 @@ def _prompt_parts(content: Any) -> list[str]:
 
 def echo_reply(request: Request) -> Reply:
     """The contract CLI's behaviour: ``echo: <prompt>``; a prompt containing ``SLOW`` is held
-    until the client gives up; one containing ``FAIL`` gets a non-retryable HTTP 400."""
+    until the client gives up; one containing ``FAIL`` gets a non-retryable HTTP 400, one
+    containing ``RATELIMIT`` a 429 the CLI gives up on (``RateLimited``)."""
     prompt = last_prompt(request)
     if "SLOW" in prompt:
         return Hold()
     if "FAIL" in prompt:
         return Fail(f"mock: refusing the prompt {prompt!r}")
+    if "RATELIMIT" in prompt:
+        return RateLimited()
     return f"echo: {prompt}"
 
 
@@ -640,10 +707,14 @@ class _Handler(BaseHTTPRequestHandler):
             chunks.append(self.rfile.read(size))
             self.rfile.readline()
 
-    def _send(self, status: int, body: bytes, content_type: str) -> None:
+    def _send(
+        self, status: int, body: bytes, content_type: str, headers: Mapping[str, str] | None = None
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         if content_type.startswith("text/event-stream"):
             self.send_header("Cache-Control", "no-cache")
         self.end_headers()
@@ -665,6 +736,10 @@ class _Handler(BaseHTTPRequestHandler):
         reply = request.reply
         if isinstance(reply, Fail):
             self._json(_error_body(api, reply.message), 400)
+            return True
+        if isinstance(reply, RateLimited):
+            body, headers = _rate_limited(api, reply.resets_in_s)
+            self._send(429, json.dumps(body).encode(), "application/json", headers)
             return True
         if not isinstance(reply, Hold):
             return False
@@ -751,7 +826,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.model._record(request)
         if self._special("anthropic", request):
             return
-        assert not isinstance(reply, Hold | Fail)
+        assert not isinstance(reply, Hold | Fail | RateLimited)
 
         n = self.model._next_id()
         model = body.get("model") or MODEL
@@ -766,11 +841,12 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             block = {"type": "text", "text": reply}
             stop = "end_turn"
+        tokens = self.model._tokens(request)
         usage = {
-            "input_tokens": _estimate_tokens(body),
-            "output_tokens": 8,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
+            "input_tokens": tokens.input,
+            "output_tokens": tokens.output,
+            "cache_creation_input_tokens": tokens.cache_write,
+            "cache_read_input_tokens": tokens.cache_read,
         }
         message = {
             "id": f"msg_mock_{n}",
@@ -815,7 +891,7 @@ class _Handler(BaseHTTPRequestHandler):
                     {
                         "type": "message_delta",
                         "delta": {"stop_reason": stop, "stop_sequence": None},
-                        "usage": {"output_tokens": 8},
+                        "usage": {"output_tokens": tokens.output},
                     },
                 ),
                 ("message_stop", {"type": "message_stop"}),
@@ -833,7 +909,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.model._record(request)
         if self._special("openai", request):
             return
-        assert not isinstance(reply, Hold | Fail)
+        assert not isinstance(reply, Hold | Fail | RateLimited)
 
         n = self.model._next_id()
         response_id = f"resp_mock_{n}"
@@ -870,7 +946,8 @@ class _Handler(BaseHTTPRequestHandler):
                     },
                 )
             ]
-        tokens_in = _estimate_tokens(body)
+        tokens = self.model._tokens(request)
+        tokens_in = tokens.input + tokens.cache_read  # the Responses API counts cached input in
         response = {
             "id": response_id,
             "object": "response",
@@ -884,10 +961,10 @@ class _Handler(BaseHTTPRequestHandler):
             "output": [item],
             "usage": {
                 "input_tokens": tokens_in,
-                "input_tokens_details": {"cached_tokens": 0},
-                "output_tokens": 8,
+                "input_tokens_details": {"cached_tokens": tokens.cache_read},
+                "output_tokens": tokens.output,
                 "output_tokens_details": {"reasoning_tokens": 0},
-                "total_tokens": tokens_in + 8,
+                "total_tokens": tokens_in + tokens.output,
             },
         }
         self._sse(
@@ -919,7 +996,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.model._record(request)
         if self._special("chat", request):
             return
-        assert not isinstance(reply, Hold | Fail)
+        assert not isinstance(reply, Hold | Fail | RateLimited)
 
         n = self.model._next_id()
         model = body.get("model") or MODEL
@@ -936,11 +1013,13 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             message["content"] = reply
             finish = "stop"
-        tokens_in = _estimate_tokens(body)
+        tokens = self.model._tokens(request)
+        tokens_in = tokens.input + tokens.cache_read  # prompt_tokens count the cached ones in
         usage = {
             "prompt_tokens": tokens_in,
-            "completion_tokens": 8,
-            "total_tokens": tokens_in + 8,
+            "completion_tokens": tokens.output,
+            "total_tokens": tokens_in + tokens.output,
+            "prompt_tokens_details": {"cached_tokens": tokens.cache_read},
         }
         head = {"id": f"chatcmpl-mock-{n}", "created": int(time.time()), "model": model}
         if not body.get("stream"):
@@ -993,7 +1072,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.model._record(request)
         if self._special("gemini", request):
             return
-        assert not isinstance(reply, Hold | Fail)
+        assert not isinstance(reply, Hold | Fail | RateLimited)
 
         if isinstance(reply, ToolCall):
             part: dict[str, Any] = {
@@ -1001,15 +1080,17 @@ class _Handler(BaseHTTPRequestHandler):
             }
         else:
             part = {"text": reply}
-        tokens_in = _estimate_tokens(body)
+        tokens = self.model._tokens(request)
+        tokens_in = tokens.input + tokens.cache_read  # promptTokenCount counts the cached ones in
         chunk = {
             "candidates": [
                 {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
             ],
             "usageMetadata": {
                 "promptTokenCount": tokens_in,
-                "candidatesTokenCount": 8,
-                "totalTokenCount": tokens_in + 8,
+                "candidatesTokenCount": tokens.output,
+                "cachedContentTokenCount": tokens.cache_read,
+                "totalTokenCount": tokens_in + tokens.output,
             },
             "modelVersion": model,
             "responseId": f"mock-{self.model._next_id()}",
@@ -1061,6 +1142,31 @@ def _error_body(api: str, message: str) -> dict[str, Any]:
             "code": None,
         }
     }
+
+
+def _rate_limited(api: str, resets_in_s: int) -> tuple[dict[str, Any], dict[str, str]]:
+    """An HTTP 429 body and headers as each provider shapes them (see ``RateLimited``)."""
+    resets_at = int(time.time()) + resets_in_s
+    if api == "anthropic":
+        message = "Number of request tokens has exceeded your per-minute rate limit"
+        body: dict[str, Any] = {"type": "error", "error": {"type": "rate_limit_error"}}
+        body["error"]["message"] = message
+        return body, {"x-should-retry": "false", "retry-after": str(resets_in_s)}
+    if api == "openai":
+        error = {"type": "usage_limit_reached", "message": "The usage limit has been reached"}
+        error |= {"plan_type": "plus", "resets_at": resets_at}
+        window = {"used-percent": "100", "window-minutes": "300", "reset-at": str(resets_at)}
+        return {"error": error}, {f"x-codex-primary-{k}": v for k, v in window.items()}
+    if api == "gemini":
+        message = (
+            "Quota exceeded for metric: generate_content_requests, limit: 10. "
+            f"Please retry in {resets_in_s}s."
+        )
+        return {"error": {"code": 429, "message": message, "status": "RESOURCE_EXHAUSTED"}}, {}
+    when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(resets_at))
+    message = f"Quota exceeded for this API key. It will reset at {when}."
+    error = {"type": "insufficient_quota", "code": "insufficient_quota", "message": message}
+    return {"error": error}, {"retry-after": str(resets_in_s)}
 
 
 def _estimate_tokens(body: Any) -> int:

@@ -13,16 +13,26 @@ CLI adds types and fields often, so only the fields read here are relied on.
     control_response   -> ControlResponse(request_id, ok, response, error)
 
 A result is an error when ``is_error`` is true, whatever its ``subtype`` (API errors arrive as
-``subtype: "success"``); error results carry ``errors[]`` instead of ``result``.
+``subtype: "success"``); error results carry ``errors[]`` (Qwen: ``error.message``) instead of
+``result``. The ``TurnFinished`` carries the turn's usage as the session's meter reads it and,
+when a limit refused the turn, its ``RateLimit`` (``stream_json_usage``); a rejected
+``rate_limit_event`` is remembered until the turn's result.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.session_events import SessionEvent, TextDelta, ToolResult, ToolUse, TurnFinished
 from idea.infrastructure.clis.ndjson import NdjsonDecoder, NdjsonItem, encode_line
+from idea.infrastructure.clis.stream_json_usage import (
+    ClaudeUsage,
+    TurnUsageMeter,
+    stream_json_rate_limit,
+)
+from idea.infrastructure.processes.system import SystemClock
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +77,18 @@ ClaudeItem = SessionEvent | ClaudeInit | ClaudeResult | ControlResponse
 
 
 class ClaudeStreamParser:
-    def __init__(self) -> None:
+    """``meter`` reads the turns' usage (default: Claude Code's way); ``now_ms`` is the clock a
+    relative reset time ("retry in 30s") is counted from."""
+
+    def __init__(
+        self, meter: TurnUsageMeter | None = None, now_ms: Callable[[], int] | None = None
+    ) -> None:
         self._lines = NdjsonDecoder()
+        self._meter = meter if meter is not None else ClaudeUsage()
+        self._now_ms = now_ms or SystemClock().now_ms
         # Fallback for a result without ``result`` text: the last top-level assistant text.
         self._last_text = ""
+        self._rejected: JsonObject | None = None  # a limit's refusal seen during the turn
 
     def feed(self, data: bytes) -> list[ClaudeItem]:
         return self._decode(self._lines.feed(data))
@@ -91,12 +109,26 @@ class ClaudeStreamParser:
         if kind == "system" and obj.get("subtype") == "init":
             return [_init(obj)]
         if kind == "result":
-            result = _result(obj, self._last_text)
-            self._last_text = ""
+            result = self._result(obj)
+            self._last_text, self._rejected = "", None
             return [result]
         if kind == "control_response":
             response = _control_response(obj)
             return [] if response is None else [response]
+        if kind == "rate_limit_event":
+            info = obj.get("rate_limit_info")
+            if isinstance(info, dict) and info.get("status") == "rejected":
+                self._rejected = info
+            return []
+        if kind == "assistant":
+            self._meter.assistant(obj)
+            if obj.get("error") == "rate_limit":
+                params = obj.get("api_error_params")
+                info = params.get("rate_limit_info") if isinstance(params, dict) else None
+                if isinstance(info, dict):
+                    self._rejected = info
+                elif self._rejected is None:  # keep what a rate_limit_event said of it
+                    self._rejected = {"status": "rejected"}
         # Subagent traffic (parent_tool_use_id set) is the inner work of a Task tool call, not
         # the agent's own answer.
         if kind not in ("assistant", "user") or obj.get("parent_tool_use_id") is not None:
@@ -109,6 +141,15 @@ class ClaudeStreamParser:
                 self._last_text = "".join(texts)
             return list(events)
         return [e for b in blocks if (e := _tool_result(b)) is not None]
+
+    def _result(self, obj: JsonObject) -> ClaudeResult:
+        result = _result(obj, self._last_text)
+        finished = result.finished
+        limit = stream_json_rate_limit(
+            obj, self._rejected, finished.error or finished.text, self._now_ms()
+        )
+        usage = self._meter.result(obj)
+        return replace(result, finished=replace(finished, usage=usage, rate_limit=limit))
 
 
 # --- decoding helpers ------------------------------------------------------------------------
@@ -136,7 +177,9 @@ def _result(obj: JsonObject, last_text: str) -> ClaudeResult:
         raw_errors = obj.get("errors")
         errors = [e for e in (raw_errors if isinstance(raw_errors, list) else []) if e]
         reason = _str(obj.get("terminal_reason")) or _str(obj.get("subtype")) or "error"
-        details = "; ".join(str(e) for e in errors) or text
+        error_field = obj.get("error")  # Qwen Code: ``{"message": …}``
+        message = _str(error_field.get("message")) if isinstance(error_field, dict) else None
+        details = "; ".join(str(e) for e in errors) or text or message
         error = f"{reason}: {details}" if details else reason
     elif text is None:
         text = last_text

@@ -25,7 +25,7 @@ import uuid
 from abc import abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Self
+from typing import ClassVar, Self
 
 from idea.application.session_ports import StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaError, Unavailable
@@ -40,6 +40,7 @@ from idea.infrastructure.clis.stream_json import (
     control_request_line,
     user_line,
 )
+from idea.infrastructure.clis.stream_json_usage import ClaudeUsage, TurnUsageMeter
 from idea.infrastructure.clis.turn_session import TurnSession
 from idea.infrastructure.processes.cli_process import CliProcess
 
@@ -55,8 +56,8 @@ SHUTDOWN_GRACE_S = 3.0
 class _Cli:
     """One CLI process and the state that dies with it."""
 
-    def __init__(self) -> None:
-        self.parser = ClaudeStreamParser()
+    def __init__(self, meter: TurnUsageMeter) -> None:
+        self.parser = ClaudeStreamParser(meter)
         self.proc: CliProcess | None = None
         self.pending: dict[str, asyncio.Future[ControlResponse]] = {}
         self.ready = False  # answered ``initialize``; exits before that belong to the start
@@ -72,6 +73,9 @@ class StreamJsonSession(TurnSession):
     """The long-lived session; subclasses say how to write the declaration and build argv."""
 
     cli_name = "cli"  # the CLI's name in messages (subclasses set it)
+    # How the CLI's numbers read (``stream_json_usage``); one meter outlives the processes, as
+    # a resumed CLI carries its counters over.
+    usage_meter: ClassVar[type[TurnUsageMeter]] = ClaudeUsage
 
     def __init__(self, spec: StructuredSpec, command: Sequence[str] | None = None) -> None:
         super().__init__(Path(spec.run_dir).name or self.cli_name)
@@ -84,6 +88,7 @@ class StreamJsonSession(TurnSession):
         self._turn_began = asyncio.Event()
         self._request_ids = itertools.count(1)
         self._mcp_servers: tuple[McpServerStatus, ...] = ()
+        self._meter = self.usage_meter()
 
     @property
     def mcp_servers(self) -> tuple[McpServerStatus, ...]:
@@ -187,7 +192,7 @@ class StreamJsonSession(TurnSession):
 
     async def _spawn(self, resume: str | None) -> None:
         """Start the CLI and wait until it answers ``initialize``. Raises ``Unavailable``."""
-        cli = _Cli()
+        cli = _Cli(self._meter)
         argv = self._argv(resume)
         cli.proc = await CliProcess.start(
             argv,

@@ -20,10 +20,16 @@ was observed to, for the part IdeA uses:
 
 The "model" is a script keyed on words in the prompt: ``SLOW`` never finishes until interrupted,
 ``STUCK`` never finishes at all (interrupts are acknowledged, then ignored), ``FAIL`` ends with an
-API-error result (``subtype: success``, ``is_error: true``), ``CRASH`` writes to stderr and exits 3
+API-error result (``subtype: success``, ``is_error: true``), ``RATELIMIT`` ends with a 429 error
+result after a rejected ``rate_limit_event`` whose window resets in ``RESETS_IN_S``, ``CRASH``
+writes to stderr and exits 3
 mid-turn, ``USE_TOOL`` shows a scripted ``mcp__idea__ping`` call answered ``pong`` (no real call),
 ``WHAT_CONTEXT`` answers ``context: <appended system prompt in effect>``; anything else is answered
 ``echo: <prompt>``.
+
+Usage as 2.1.332 reports it: every answered turn's ``result.usage`` is ``TURN_USAGE`` and costs
+``TURN_COST``; ``total_cost_usd`` is the conversation's running total (recorded in the transcript,
+so a ``--resume`` carries it on) and ``model_usage_since_last_result`` the turn's own.
 
 With ``FAKE_CLAUDE_ARGV_LOG`` set, each start appends ``{"argv": [...], "cwd": ...}`` to that file.
 """
@@ -42,6 +48,15 @@ from pathlib import Path
 VERSION = "2.1.332"
 MODEL = "claude-sonnet-4-5"
 BUILTIN_TOOLS = ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write", "WebFetch"]
+TURN_USAGE = {
+    "input_tokens": 40,
+    "cache_creation_input_tokens": 3,
+    "cache_read_input_tokens": 6,
+    "output_tokens": 12,
+}
+TURN_COST = 0.0025
+RESETS_IN_S = 3600
+NO_USAGE = dict.fromkeys(TURN_USAGE, 0)
 # flag -> (option name, arity): "bool", "value", "optional" (value if the next arg is not a
 # flag) or "variadic" (one value, then every following arg that does not start with "-").
 FLAGS = {
@@ -185,6 +200,7 @@ class Cli:
         self.queued: list[dict] = []  # user lines sent while a turn runs
         self.last_ok = True
         self.num_results = 0
+        self.total_cost = 0.0
 
     @property
     def transcript(self) -> Path:
@@ -197,7 +213,12 @@ class Cli:
         if not resume:
             return
         self.session_id = resume
-        if not self.transcript.exists():
+        if self.transcript.exists():
+            for line in self.transcript.read_text(encoding="utf-8").splitlines():
+                entry = json.loads(line)
+                if entry.get("type") == "cost":
+                    self.total_cost = entry["total"]  # a resume carries the total on
+        else:
             message = f"No conversation found with session ID: {resume}"
             sys.stderr.write(message + "\n")
             sys.stderr.flush()
@@ -304,6 +325,14 @@ class Cli:
             self.message(turn, "assistant", [{"type": "text", "text": text}], error="api_error")
             self.result(turn, "success", text, "api_error", is_error=True)
             return
+        if "RATELIMIT" in prompt:
+            info = {"status": "rejected", "resetsAt": int(time.time()) + RESETS_IN_S}
+            info["rateLimitType"] = "five_hour"
+            emit({"type": "rate_limit_event", "rate_limit_info": info} | self.common())
+            text = "API Error: Request rejected (429) · You've hit your limit"
+            self.message(turn, "assistant", [{"type": "text", "text": text}], error="rate_limit")
+            self.result(turn, "success", text, "api_error", is_error=True, status=429)
+            return
         if "USE_TOOL" in prompt:
             tool_id = f"toolu_fake_{uuid.uuid4().hex[:8]}"
             use = {"type": "tool_use", "id": tool_id, "name": "mcp__idea__ping", "input": {}}
@@ -336,12 +365,22 @@ class Cli:
         reason: str,
         errors: list[str] | None = None,
         is_error: bool | None = None,
+        status: int | None = None,
     ) -> None:
         failed = errors is not None if is_error is None else is_error
+        answered = not failed
+        cost = TURN_COST if answered else 0.0
+        self.total_cost = round(self.total_cost + cost, 10)
+        self.record({"type": "cost", "total": self.total_cost})
+        since = {MODEL: {"inputTokens": TURN_USAGE["input_tokens"], "costUSD": cost}}
         line: dict = {"type": "result", "subtype": subtype, "is_error": failed}
         line |= {"duration_ms": int((time.monotonic() - turn["started"]) * 1000), "num_turns": 1}
-        line |= {"stop_reason": "end_turn" if text is not None else None, "total_cost_usd": 0}
+        line |= {"stop_reason": "end_turn" if text is not None else None}
+        line |= {"total_cost_usd": self.total_cost, "usage": TURN_USAGE if answered else NO_USAGE}
+        line |= {"model_usage_since_last_result": since if answered else {}}
         line |= {"permission_denials": [], "terminal_reason": reason}
+        if status is not None:
+            line |= {"api_error_status": status, "api_error_type": "rate_limit_error"}
         line |= {"result_index": self.num_results}
         if text is not None:  # error results carry ``errors`` instead of ``result``
             line["result"] = text

@@ -7,11 +7,17 @@ field, ``initialize`` then ``thread/start``/``thread/resume``, ``turn/start`` an
 
 Prompt script: P is answered ``echo: P`` in a few deltas; ``SLOW`` streams ``working`` then waits
 for ``turn/interrupt`` (then ``turn/completed`` status ``interrupted``); ``FAIL`` sends an ``error``
-notification and ends ``failed``; ``FLAKY`` sends a non-terminal ``error`` (``willRetry``) first;
+notification and ends ``failed``; ``RATELIMIT`` ends ``failed`` with ``usageLimitExceeded`` after
+an ``account/rateLimits/updated`` whose spent primary window resets in ``RESETS_IN_S``, as 0.171.0
+does for a usage-limit 429; ``FLAKY`` sends a non-terminal ``error`` (``willRetry``) first;
 ``DIE`` writes to stderr and exits 3 mid-turn; ``APPROVE`` asks the client for a command approval
 and answers with its decision; ``CALL <tool> <json>`` calls that tool of the ``idea`` MCP server
 (spawned from the thread's ``config.mcp_servers`` by a stdlib MCP client; a ``required`` one that
 cannot start fails the thread) and answers with the tool's text.
+
+Every answered turn costs ``TURN_TOKENS`` (``thread/tokenUsage/updated``: ``last`` that, ``total``
+the thread's running sum); a resumed thread's totals are sent again, naming its last turn, once
+the client starts a turn (0.171.0 sends them soon after ``thread/resume``, racing the turn).
 
 Threads persist under ``$CODEX_HOME`` (else ``$HOME/.codex``) ``/sessions``; resuming an unknown id
 fails like the real one. ``-c`` values must parse as TOML. If ``FAKE_CODEX_LOG`` names a file, the
@@ -40,6 +46,20 @@ APPROVAL_MODES = ("auto", "prompt", "writes", "approve")
 MODEL_WARNING = (
     "Model metadata for `mock-model` not found. Defaulting to fallback metadata; this can "
     "degrade performance and cause issues."
+)
+RESETS_IN_S = 3600
+# One model call's usage; Codex counts the cached input inside ``inputTokens``.
+TURN_TOKENS = {
+    "inputTokens": 120,
+    "cachedInputTokens": 20,
+    "cacheWriteInputTokens": 0,
+    "outputTokens": 30,
+    "reasoningOutputTokens": 0,
+    "totalTokens": 150,
+}
+USAGE_LIMIT_MESSAGE = (
+    "You've hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit "
+    "https://chatgpt.com/settings/usage to purchase more credits or try again at 3:29 PM."
 )
 _out_lock = threading.Lock()
 
@@ -166,7 +186,8 @@ class Server:
         self.interrupted = threading.Event()
         self.replies: dict[Any, queue.Queue[dict[str, Any]]] = {}
         self.next_id = 0
-        self.tokens = 0
+        self.tokens = dict.fromkeys(TURN_TOKENS, 0)
+        self.restored: str | None = None  # a resumed thread whose totals are yet to be sent
 
     # --- requests -------------------------------------------------------------------------
 
@@ -183,6 +204,12 @@ class Server:
             send({"error": {"code": INVALID_REQUEST, "message": str(exc)}, "id": message["id"]})
             return
         send({"id": message["id"], "result": result})
+        if method == "thread/resume":
+            self.restored = str(params.get("threadId"))
+        if method == "turn/start" and self.restored is not None:
+            # Sent late, as 0.171.0 does: once the client may already be starting a turn.
+            self.restore_usage(self.restored)
+            self.restored = None
         if method == "turn/start":  # its notifications follow the answer, as with the real one
             turn = (self.turn_id, self.prompt)
             threading.Thread(target=self.run_turn, args=turn, daemon=True).start()
@@ -237,6 +264,16 @@ class Server:
         policy = params.get("approvalPolicy") or "on-request"
         return {"thread": self.thread, "model": model, "cwd": cwd, "approvalPolicy": policy}
 
+    def restore_usage(self, thread_id: str) -> None:
+        """Like 0.171.0 after ``thread/resume``: the thread's totals, naming its last turn."""
+        lines = self.rollout(thread_id).read_text(encoding="utf-8").splitlines()
+        if lines:
+            last = json.loads(lines[-1])
+            self.tokens = last["tokens"]
+            usage = {"total": self.tokens, "last": TURN_TOKENS, "modelContextWindow": 258400}
+            params = {"threadId": thread_id, "turnId": last["turn"], "tokenUsage": usage}
+            notify("thread/tokenUsage/updated", params)
+
     def rollout(self, thread_id: str) -> Path:
         return self.home / "sessions" / f"rollout-{thread_id}.jsonl"
 
@@ -283,6 +320,15 @@ class Server:
             error = {"message": "scripted failure", "codexErrorInfo": "other"}
             notify("error", {"error": error, "willRetry": False, **ids})
             status, text = "failed", ""
+        elif "RATELIMIT" in prompt:
+            spent = {"usedPercent": 100, "windowDurationMins": 300}
+            spent["resetsAt"] = int(time.time()) + RESETS_IN_S
+            limits = {"limitId": "codex", "limitName": None, "primary": spent, "secondary": None}
+            notify("account/rateLimits/updated", {"rateLimits": limits})
+            error = {"message": USAGE_LIMIT_MESSAGE, "codexErrorInfo": "usageLimitExceeded"}
+            error["additionalDetails"] = None
+            notify("error", {"error": error, "willRetry": False, **ids})
+            status, text = "failed", ""
         else:
             if "FLAKY" in prompt:
                 retry = {"message": "Reconnecting... 1/5 (stream disconnected)"}
@@ -294,11 +340,12 @@ class Server:
         items = []
         if status == "completed":
             items = [self.agent_message(ids, text)]
-            self.tokens += 20
-            usage = {"total": {"totalTokens": self.tokens}, "last": {"totalTokens": 20}}
+            self.tokens = {key: self.tokens[key] + TURN_TOKENS[key] for key in TURN_TOKENS}
+            usage = {"total": self.tokens, "last": TURN_TOKENS, "modelContextWindow": 258400}
             notify("thread/tokenUsage/updated", {**ids, "tokenUsage": usage})
         with self.rollout(thread_id).open("a", encoding="utf-8") as f:
-            f.write(json.dumps({"turn": turn_id, "prompt": prompt, "status": status}) + "\n")
+            entry = {"turn": turn_id, "prompt": prompt, "status": status, "tokens": self.tokens}
+            f.write(json.dumps(entry) + "\n")
         self.turn_id = self.active = None
         notify("thread/status/changed", {"threadId": thread_id, "status": {"type": "idle"}})
         turn = {"id": turn_id, "items": items, "status": status, "error": error}

@@ -16,8 +16,10 @@ the real CLI's contract where the adapter depends on it:
 
 Replies: ``echo: <prompt>`` in two deltas. Prompts containing ``SLOW`` start a child process and
 hang until killed; ``HANG_BEFORE_INIT`` hangs before ``init`` (its session exists but is empty);
-``FAIL`` ends with ``result{status: "error"}`` and exit 1; ``TOOL`` reports a call of the
-``idea`` server's ``ping`` tool first; ``WARN`` emits a warning ``error`` event first.
+``FAIL`` ends with ``result{status: "error"}`` and exit 1; ``RATELIMIT`` ends the same way with
+the message 0.61.0 prints for a quota 429 it does not retry (``… Please retry in 3600s.``);
+``TOOL`` reports a call of the ``idea`` server's ``ping`` tool first; ``WARN`` emits a warning
+``error`` event first. Every run's ``result.stats`` are ``STATS`` (zeros for a refused one).
 
 Each run that gets past the trust and auth checks appends one JSON line to ``$FAKE_GEMINI_LOG``
 (if set): argv, cwd, pid, the ``idea`` server it found, the include directories, the context
@@ -45,6 +47,15 @@ UNTRUSTED = (
     "this directory in interactive mode. For more details, see "
     "https://geminicli.com/docs/cli/trusted-folders/#headless-and-automated-environments\x1b[0m"
 )
+RESETS_IN_S = 3600
+QUOTA_MESSAGE = (
+    "[API Error: Quota exceeded for metric: generate_content_requests, limit: 10. Please retry "
+    f"in {RESETS_IN_S}s.]\nPlease wait and try again later. To increase your limits, request a "
+    "quota increase through AI Studio, or switch to another /auth method"
+)
+# As 0.61.0 prints them: ``input_tokens`` counts the cached ones, ``input`` does not.
+STATS = {"total_tokens": 59, "input_tokens": 50, "output_tokens": 9, "cached": 8, "input": 42}
+NO_STATS = dict.fromkeys(STATS, 0)
 _COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
 
 
@@ -133,13 +144,17 @@ def main() -> int:
     if "FAIL" in prompt:
         emit("result", status="error", error={"type": "Error", "message": "scripted failure"})
         return 1
+    if "RATELIMIT" in prompt:
+        error = {"type": "unknown", "message": QUOTA_MESSAGE}
+        emit("result", status="error", error=error, stats={**NO_STATS, "tool_calls": 0})
+        return 1
     reply = f"echo: {prompt}"
     half = len(reply) // 2
     emit("message", role="assistant", content=reply[:half], delta=True)
     emit("message", role="assistant", content=reply[half:], delta=True)
     history.append({"role": "model", "content": reply})
     save(session_file, history)
-    emit("result", status="success", stats={"total_tokens": 2, "tool_calls": int("TOOL" in prompt)})
+    emit("result", status="success", stats={**STATS, "tool_calls": int("TOOL" in prompt)})
     return 0
 
 

@@ -2,7 +2,8 @@
 
 It shares ``TurnSession`` with the real adapters, so turn, timeout and interrupt semantics are the
 real ones; only the "CLI" is a script: ``reply(prompt)`` gives the final text, and a test can hold
-a turn open with ``gate`` to observe queuing, timeouts and interrupts.
+a turn open with ``gate`` to observe queuing, timeouts and interrupts. ``usage`` is what every
+turn reports; ``rate_limit_next`` makes the next turn a rate-limit refusal.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ class FakeAgentSession(TurnSession):
         self.gate: asyncio.Event | None = None  # when set by a test, turns wait for it
         self.close_gate: asyncio.Event | None = None  # when set by a test, shutdown waits for it
         self.fail_next: str | None = None  # the next turn ends with is_error
-        self.rate_limit_next: RateLimit | None = None  # the next turn is refused for a limit
-        self.usage: Usage | None = None  # what each turn reports it cost
+        self.rate_limit_next: RateLimit | None = None  # the next turn is refused by a limit
+        self.usage: Usage | None = None  # what each turn reports
         self._runner: asyncio.Task[None] | None = None
         self._set_conversation_id(conversation_id)
 

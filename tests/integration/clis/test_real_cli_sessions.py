@@ -3,9 +3,12 @@
 The same ``AgentSessionContract`` the fakes pass runs against each pinned real CLI (see
 ``tests/real_cli``), started by IdeA's own adapter, with ``MockModel`` as the model: its reply
 function answers ``echo: <prompt>``, holds the stream of a ``SLOW`` prompt open until the CLI
-gives up, and answers a ``FAIL`` prompt with a non-retryable HTTP 400. Per CLI, beyond the
-contract: the ``StructuredSpec.context`` reaches the model (also when edited before a resume),
-and the MCP declaration the adapter writes is what the CLI loads: the stdio server
+gives up, answers a ``FAIL`` prompt with a non-retryable HTTP 400 and a ``RATELIMIT`` prompt with
+an HTTP 429 the CLI gives up on at once. The contract's usage check is made with the mock's own
+numbers: each model request reports known token counts, different for each (``Tokens``), and a
+turn's usage must be the sum of its own requests'. Per CLI, beyond the contract: the
+``StructuredSpec.context`` reaches the model (also when edited before a resume), and the MCP
+declaration the adapter writes is what the CLI loads: the stdio server
 ``tests/real_cli/tiny_mcp_server.py`` runs under the name ``idea``, its tool is offered, the
 scripted call runs it and the model receives ``pong``, in a fresh and in a resumed session.
 
@@ -35,6 +38,7 @@ from idea.application.session_ports import AgentSession, McpServerEntry, Structu
 from idea.domain.errors import Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import ToolResult, ToolUse, TurnFinished
+from idea.domain.usage import Usage
 from idea.infrastructure.clis import CLIS
 from idea.infrastructure.clis.claude.session import ClaudeSession, start_claude_session
 from idea.infrastructure.clis.codex.session import start_codex_session
@@ -45,7 +49,9 @@ from tests.real_cli import clis
 from tests.real_cli.mock_model import (
     Hold,
     MockModel,
+    RateLimited,
     Request,
+    Tokens,
     ToolCall,
     echo_reply,
     last_prompt,
@@ -243,6 +249,19 @@ def mock():
         assert server.errors == [], server.describe()
 
 
+def tokens_of(usage: Usage | None) -> Tokens | None:
+    if usage is None:
+        return None
+    return Tokens(
+        usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens
+    )
+
+
+def tokens_sent(requests: list[Request]) -> Tokens:
+    """What the mock's answers to ``requests`` reported, added up."""
+    return sum((r.tokens for r in requests if r.tokens is not None), Tokens())
+
+
 # -- what every real CLI must do through its adapter ---------------------------------------------
 
 
@@ -251,6 +270,10 @@ class RealCliChecks(AgentSessionContract):
 
     cli: ClassVar[str]
     tool: ClassVar[str]  # the name the CLI offers the ``ping`` tool of server ``idea`` under
+    # What the CLI says a turn cost: "none" (no cost), "zero" (0: the mock's model has no price)
+    # or "priced" (the CLI prices the tokens, linearly).
+    cost: ClassVar[str] = "none"
+    rate_limit_resets_in_s = RateLimited().resets_in_s
 
     @pytest.fixture
     async def world(self, mock, tmp_path):
@@ -277,6 +300,28 @@ class RealCliChecks(AgentSessionContract):
         """What the adapter wrote (or sent) to declare the bridge, as the CLI reports it."""
 
     # -- tests -------------------------------------------------------------------------------
+
+    async def test_each_turn_reports_its_own_usage(self, world, mock):
+        """The contract's check, with the tokens the mock reported for each turn's requests."""
+        session = await world.start()
+        finals, sent = [], []
+        for prompt in ("first", "second"):
+            start = len(mock.turns)
+            finals.append(await session.send_blocking(prompt, timeout=TURN_TIMEOUT))
+            sent.append(tokens_sent(mock.turns[start:]))
+        assert sent[0] != sent[1] != sent[0] + sent[1]
+        assert [tokens_of(final.usage) for final in finals] == sent, mock.describe()
+        costs = [final.usage.cost_usd for final in finals if final.usage is not None]
+        if self.cost == "none":
+            assert costs == [None, None]
+        elif self.cost == "zero":
+            assert costs == [0.0, 0.0]
+        else:
+            # The second turn sent n times the first's tokens: its own cost is n times the
+            # first's, the running total would be n + 1 times.
+            times = sent[1].input / sent[0].input
+            assert costs[0] is not None and costs[0] > 0
+            assert costs[1] == pytest.approx(times * costs[0], rel=1e-3)
 
     async def test_context_reaches_the_model(self, world, mock):
         spec = world.spec()
@@ -330,6 +375,8 @@ class RealCliChecks(AgentSessionContract):
         assert (events[-1].text, events[-1].is_error) == ("Tool said pong.", False)
         uses = [e for e in events if isinstance(e, ToolUse)]
         results = [e for e in events if isinstance(e, ToolResult)]
+        # Both model calls of the turn count: the tool call's and the answer's.
+        assert tokens_of(events[-1].usage) == tokens_sent(mock.turns), mock.describe()
         assert [u.name for u in uses] == [self.tool]
         assert [(r.tool_id, r.output, r.is_error) for r in results] == [
             (uses[0].tool_id, "pong", False)
@@ -367,6 +414,22 @@ class RealCliChecks(AgentSessionContract):
 class TestRealClaude(RealCliChecks):
     cli = "claude"
     tool = "mcp__idea__ping"
+    cost = "priced"
+    rate_limit_resets_in_s = None  # an API key's 429 names no reset (a subscription's would)
+
+    async def test_a_resumed_conversation_reports_each_turns_own_cost(self, world, mock):
+        # Claude Code 2.1.332 restores total_cost_usd on --resume: the first turn of the new
+        # process must still cost only its own tokens.
+        session = await world.start()
+        first = await session.send_blocking("one", timeout=TURN_TIMEOUT)
+        await session.shutdown()
+        resumed = await world.start(world.spec(resume_conversation_id=session.conversation_id))
+        second = await resumed.send_blocking("two", timeout=TURN_TIMEOUT)
+        one, two = (tokens_sent([turn]) for turn in mock.turns)
+        assert tokens_of(second.usage) == two
+        assert first.usage is not None and second.usage is not None
+        times = two.input / one.input
+        assert second.usage.cost_usd == pytest.approx(times * first.usage.cost_usd, rel=1e-3)
 
     def check_declaration(self, world, session, spec):
         assert isinstance(session, ClaudeSession)
@@ -383,6 +446,15 @@ class TestRealClaude(RealCliChecks):
 class TestRealCodex(RealCliChecks):
     cli = "codex"
     tool = "mcp__idea__ping"
+
+    async def test_a_resumed_thread_reports_each_turns_own_usage(self, world, mock):
+        # A new session on the thread: Codex's token totals are the thread's, not the process's.
+        session = await world.start()
+        await session.send_blocking("one", timeout=TURN_TIMEOUT)
+        await session.shutdown()
+        resumed = await world.start(world.spec(resume_conversation_id=session.conversation_id))
+        second = await resumed.send_blocking("two", timeout=TURN_TIMEOUT)
+        assert tokens_of(second.usage) == tokens_sent(mock.turns[1:]), mock.describe()
 
     @pytest.mark.xfail(
         strict=True,
@@ -455,6 +527,18 @@ class TestRealQwen(RealCliChecks):
 class TestRealOpenCode(RealCliChecks):
     cli = "opencode"
     tool = "idea_ping"
+    cost = "zero"
+
+    @pytest.mark.skip(
+        reason="opencode 1.18.33 retries every HTTP 429 without end (2 s backoff growing to "
+        "30 s, retry-after honoured, insufficient_quota and x-should-retry: false included) and "
+        "prints nothing on its --format json stream meanwhile: the turn ends only at IdeA's "
+        "own timeout, so no refusal reaches the adapter"
+    )
+    async def test_a_rate_limited_turn_raises_rate_limited_and_the_session_goes_on(
+        self, make_session
+    ):
+        pass  # pragma: no cover
 
     def check_declaration(self, world, session, spec):
         config = json.loads((world.run_dir / "opencode.json").read_text("utf-8"))

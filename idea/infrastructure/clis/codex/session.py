@@ -19,7 +19,8 @@ Why ``app-server`` and not one ``codex exec --json`` per turn (protocols/AGENT_C
 - interrupting is a protocol request (``turn/interrupt`` → ``turn/completed`` ``interrupted``,
   observed) instead of killing a process mid-write; the process and its bridge survive it;
 - usage comes as ``thread/tokenUsage/updated`` with the thread ``total``: per-turn usage is a
-  difference of two totals either way (exec's ``turn.completed.usage`` is cumulative too);
+  difference of two totals either way (exec's ``turn.completed.usage`` is cumulative too); the
+  totals before a turn are the session's, kept across its processes;
 - the open issue "0.148.0 breaks MCP servers added via -c option via app-server mode"
   (openai/codex#39537) concerns ``-c`` on the app-server command line: we pass no ``-c`` at all,
   the servers go in ``thread/start``'s ``config``, which was observed to work, on resume too;
@@ -45,11 +46,13 @@ from idea.application.session_ports import AgentSession, StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaError, Invalid, Unavailable
 from idea.domain.json_types import JsonObject
 from idea.domain.session_events import TurnFinished
+from idea.domain.usage import Usage
 from idea.infrastructure.clis.adapter import PROBE_TOOL
 from idea.infrastructure.clis.codex.stream import (
     CodexMessage,
     CodexStream,
     McpStartup,
+    RateLimitsUpdated,
     RpcResponse,
     ServerRequest,
     TurnEnded,
@@ -62,9 +65,11 @@ from idea.infrastructure.clis.codex.stream import (
     thread_params,
     turn_params,
 )
+from idea.infrastructure.clis.codex.usage import codex_rate_limit, codex_turn_usage
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
 from idea.infrastructure.clis.turn_session import TurnSession
 from idea.infrastructure.processes.cli_process import CliProcess
+from idea.infrastructure.processes.system import SystemClock
 from idea.infrastructure.processes.tree import ProcessRecord, is_alive, kill_tree_async
 
 log = logging.getLogger(__name__)
@@ -116,10 +121,13 @@ class CodexSession(TurnSession):
         self._orphan: str | None = None  # a turn whose caller gave up before it was named
         self._tasks: set[asyncio.Task[None]] = set()
         self._usage_before: JsonObject = {}
+        self._usage_after: JsonObject = {}  # the thread's totals as this turn reported them
+        self._limits: JsonObject = {}  # the account's limit windows as this turn reported them
+        self._clock = SystemClock()
         self.thread_usage: JsonObject = {}
         """Cumulative token counts of the thread, as Codex last reported them."""
-        self.turn_usage: dict[str, int] = {}
-        """Token counts of the last finished turn."""
+        self.turn_usage: Usage | None = None
+        """What the last finished turn cost (None: Codex reported nothing)."""
         self.mcp_status: dict[str, McpStartup] = {}
         """Each MCP server's start-up status, as Codex last reported it."""
 
@@ -274,7 +282,11 @@ class CodexSession(TurnSession):
             if self._current(message.turn_id):
                 self._finish(message)
         elif isinstance(message, UsageUpdated):
-            self.thread_usage = message.total
+            self._usage_updated(message)
+        elif isinstance(message, RateLimitsUpdated):
+            # A sparse update: a window it leaves out keeps its last value.
+            fresh = {k: v for k, v in message.snapshot.items() if v is not None}
+            self._limits = {**self._limits, **fresh}
         elif isinstance(message, McpStartup):
             self.mcp_status[message.server] = message
             if message.status == "failed":
@@ -286,6 +298,17 @@ class CodexSession(TurnSession):
             # with turn/completed, which carries the error.
             log.debug("%s: codex: %s", self.name, message)
 
+    def _usage_updated(self, message: UsageUpdated) -> None:
+        self.thread_usage = message.total
+        if not self.busy:
+            return
+        if self._turn_id is not None and message.turn_id in (None, self._turn_id):
+            self._usage_after = message.total
+        else:
+            # Not counted in this turn: a resumed thread's totals (observed on 0.171.0, naming
+            # the thread's last turn, right after thread/resume). They are where this turn starts.
+            self._usage_before = dict(message.total)
+
     def _current(self, turn_id: str | None) -> bool:
         """True if an event of ``turn_id`` belongs to the running turn (adopting its id)."""
         if not self.busy:
@@ -295,8 +318,11 @@ class CodexSession(TurnSession):
         return turn_id is None or turn_id == self._turn_id
 
     def _finish(self, ended: TurnEnded) -> None:
-        self.turn_usage = _usage_delta(self._usage_before, self.thread_usage)
+        self.turn_usage = codex_turn_usage(self._usage_before, self._usage_after)
         failed = ended.status != "completed"
+        limit = (
+            codex_rate_limit(ended.detail, self._limits, self._clock.now_ms()) if failed else None
+        )
         self._turn_id = None
         self._turn_started.set()  # nothing left to interrupt: wake a waiting interrupt
         self._emit(
@@ -305,6 +331,8 @@ class CodexSession(TurnSession):
                 is_error=failed,
                 error=ended.error if failed else None,
                 conversation_id=self.conversation_id,
+                usage=self.turn_usage,
+                rate_limit=limit,
             )
         )
 
@@ -315,7 +343,8 @@ class CodexSession(TurnSession):
             await self._reopen()
         self._turn_id = None
         self._turn_started.clear()
-        self._usage_before = dict(self.thread_usage)
+        self._usage_before, self._usage_after = dict(self.thread_usage), {}
+        self._limits = {}
         params = turn_params(self.conversation_id or "", prompt)
         request = asyncio.ensure_future(self._request("turn/start", params))
         request.add_done_callback(_retrieve)
@@ -422,16 +451,6 @@ def _record(pid: int) -> ProcessRecord | None:
     with contextlib.suppress(IdeaError):
         return ProcessRecord.of(pid)
     return None
-
-
-def _usage_delta(before: JsonObject, after: JsonObject) -> dict[str, int]:
-    delta: dict[str, int] = {}
-    for key, value in after.items():
-        if isinstance(value, int) and not isinstance(value, bool):
-            previous = before.get(key)
-            base = previous if isinstance(previous, int) and previous <= value else 0
-            delta[key] = value - base  # a smaller total comes from a fresh process
-    return delta
 
 
 async def probe_codex_mcp(session: AgentSession) -> str:

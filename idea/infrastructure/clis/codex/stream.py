@@ -9,13 +9,14 @@ completed without deltas is emitted whole), and every tool call yields one ``Too
 The write side builds our requests (``thread_params``: context and MCP bridge injected as JSON)
 and the answers to the server's requests. Shapes: protocols/AGENT_CLI_PROTOCOLS.md §B.5,
 re-observed on codex 0.171.0.
+``TurnEnded.detail``, ``UsageUpdated`` and ``RateLimitsUpdated`` are read by ``codex/usage.py``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from idea.application.session_ports import StructuredSpec
 from idea.domain.json_types import JsonObject, JsonValue
@@ -61,12 +62,14 @@ class TurnOutput:
 
 @dataclass(frozen=True, slots=True)
 class TurnEnded:
-    """``status`` is ``completed``, ``interrupted`` or ``failed``; ``text`` the last message."""
+    """``status`` is ``completed``, ``interrupted`` or ``failed``; ``text`` the last message;
+    ``detail`` the turn's ``error`` object as Codex sent it (``codexErrorInfo``, ...)."""
 
     turn_id: str | None
     status: str
     text: str
     error: str | None
+    detail: JsonObject = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +83,19 @@ class CodexError:
 
 @dataclass(frozen=True, slots=True)
 class UsageUpdated:
-    """Token counts of the thread: ``total`` is cumulative, ``last`` is the last model request."""
+    """Token counts of the thread: ``total`` is cumulative, ``last`` is the last model request;
+    ``turn_id`` the turn they were counted in (a resumed thread's totals name its last turn)."""
 
     total: JsonObject
     last: JsonObject
+    turn_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimitsUpdated:
+    """``account/rateLimits/updated``: the account's limit windows (``primary``, ``secondary``)."""
+
+    snapshot: JsonObject
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +121,7 @@ CodexMessage = (
     | TurnEnded
     | CodexError
     | UsageUpdated
+    | RateLimitsUpdated
     | McpStartup
     | Notice
     | NonJsonLine
@@ -117,7 +130,6 @@ CodexMessage = (
 _QUIET = frozenset(
     {
         "thread/status/changed",
-        "account/rateLimits/updated",
         "remoteControl/status/changed",
         "item/reasoning/summaryTextDelta",
         "item/reasoning/textDelta",
@@ -190,7 +202,9 @@ class CodexStream:
             ]
         if method == "thread/tokenUsage/updated":
             usage = _obj(params.get("tokenUsage"))
-            return [UsageUpdated(_obj(usage.get("total")), _obj(usage.get("last")))]
+            return [UsageUpdated(_obj(usage.get("total")), _obj(usage.get("last")), turn_id)]
+        if method == "account/rateLimits/updated":
+            return [RateLimitsUpdated(_obj(params.get("rateLimits")))]
         if method == "mcpServer/startupStatus/updated":
             name, status = _str(params.get("name")) or "", _str(params.get("status")) or ""
             return [McpStartup(name, status, _str(params.get("error")))]
@@ -257,10 +271,11 @@ class CodexStream:
                 if entry.get("type") == "agentMessage":
                     text = _str(entry.get("text")) or text
         error = None
+        detail = _obj(turn.get("error"))
         if status != "completed":
-            error = _str(_obj(turn.get("error")).get("message")) or status
+            error = _str(detail.get("message")) or status
         self._reset_turn()
-        return TurnEnded(_str(turn.get("id")), status, text, error)
+        return TurnEnded(_str(turn.get("id")), status, text, error, detail)
 
 
 def _tool_call(kind: str | None, item: JsonObject) -> tuple[str, JsonValue] | None:

@@ -16,16 +16,27 @@ The final text joins the assistant deltas; text written after a tool call starts
 as the CLI's own text output does. An error ``result`` without an ``error`` field takes its
 message from the last ``error`` event of severity ``error`` (the CLI reports an invalid model
 stream that way).
+
+Usage is the run's ``result.stats`` (one process per turn, so the turn's): ``input_tokens``
+counts the cached tokens too, ``input`` does not. A refused request (0.61.0, observed): the CLI
+classifies a 429 ``RESOURCE_EXHAUSTED`` as a terminal quota error and ends at once with
+``result{status: "error", error: {message: "[API Error: You have exhausted your daily quota on
+this model.]…"}}``, or with the API's own words when they hold a delay beyond its retry budget
+("… Please retry in 3600s."); ``gemini_rate_limit`` reads that. A shorter delay it waits out.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.session_events import SessionEvent, TextDelta, ToolResult, ToolUse, TurnFinished
+from idea.domain.usage import RateLimit, Usage
 from idea.infrastructure.clis.answer_text import AnswerText
 from idea.infrastructure.clis.ndjson import NdjsonDecoder, NdjsonItem
+from idea.infrastructure.clis.rate_limits import rate_limit, reset_in_text, says_rate_limited
+from idea.infrastructure.processes.system import SystemClock
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +59,10 @@ GeminiItem = SessionEvent | GeminiInit | GeminiNotice
 
 
 class GeminiStreamParser:
-    def __init__(self) -> None:
+    """``now_ms``: the clock a relative reset time ("retry in 33s") is counted from."""
+
+    def __init__(self, now_ms: Callable[[], int] | None = None) -> None:
+        self._now_ms = now_ms or SystemClock().now_ms
         self._lines = NdjsonDecoder()
         self._answer = AnswerText()
         self._session_id: str | None = None
@@ -122,8 +136,29 @@ class GeminiStreamParser:
                 is_error=is_error,
                 error=error,
                 conversation_id=self._session_id,
+                usage=gemini_usage(obj.get("stats")),
+                rate_limit=None if error is None else gemini_rate_limit(error, self._now_ms()),
             )
         return None
+
+
+def gemini_usage(stats: JsonValue) -> Usage | None:
+    """A run's ``result.stats`` as usage (None when the result has none)."""
+    if not isinstance(stats, dict):
+        return None
+    cached = Usage.of(cache_read_tokens=stats.get("cached", 0)).cache_read_tokens
+    fresh = stats.get("input")
+    if isinstance(fresh, bool) or not isinstance(fresh, int):
+        prompt = Usage.of(input_tokens=stats.get("input_tokens", 0)).input_tokens
+        fresh = max(0, prompt - cached)
+    return Usage.of(fresh, stats.get("output_tokens", 0), cached)
+
+
+def gemini_rate_limit(error: str, now_ms: int) -> RateLimit | None:
+    """The rate limit behind an error result's message, or None when no limit refused it."""
+    if not says_rate_limited(error):
+        return None
+    return rate_limit(error, reset_in_text(error, now_ms))
 
 
 def _str(value: JsonValue) -> str:

@@ -2,32 +2,53 @@
 
 ``feed(bytes)`` turns stdout into session events; whatever the chunking, every complete line is
 decoded exactly once, in order. Lines that are not JSON and event types it does not know
-(``step_start``, ``step_finish``, ``reasoning``) are skipped. Every event names the session
-(``sessionID``). The run has no closing event: the turn ends when the process exits, so
-``finish(exit_code)`` makes the one ``TurnFinished``.
+(``step_start``, ``reasoning``) are skipped. Every event names the session (``sessionID``). The
+run has no closing event: the turn ends when the process exits, so ``finish(exit_code)`` makes
+the one ``TurnFinished``.
 
     text{part: {text}}                                  -> TextDelta (a whole text part)
     tool_use{part: {callID, tool, state: {status, input, output?, error?}}}
                                                         -> ToolUse, then ToolResult
-    error{error: {name, data: {message}}}               -> remembered: the turn is an error
+    step_finish{part: {tokens, cost}}                   -> added to the turn's usage
+    error{error: {name, data: {message, statusCode?}}}  -> remembered: the turn is an error
 
 The final text joins the text parts; one written after a tool call starts on a new line.
+Usage (1.18.33): each model call ends with a ``step_finish`` whose ``tokens`` are ``input``
+(without the cache), ``output`` (without the reasoning), ``reasoning`` and ``cache.read`` /
+``cache.write``, and whose ``cost`` is in USD (0 for a model without a price). A 429 is retried
+by OpenCode itself, without end and printing nothing; only an ``error`` event it gives up with
+can be read as a rate limit (``opencode_rate_limit``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.session_events import SessionEvent, TextDelta, ToolResult, ToolUse, TurnFinished
+from idea.domain.usage import RateLimit, Usage
 from idea.infrastructure.clis.answer_text import AnswerText
 from idea.infrastructure.clis.ndjson import NdjsonDecoder, NdjsonItem
+from idea.infrastructure.clis.rate_limits import (
+    rate_limit,
+    reset_in_text,
+    retry_after_ms,
+    says_rate_limited,
+)
+from idea.infrastructure.processes.system import SystemClock
 
 
 class OpenCodeStreamParser:
-    def __init__(self) -> None:
+    """``now_ms``: the clock a relative reset time ("retry-after: 30") is counted from."""
+
+    def __init__(self, now_ms: Callable[[], int] | None = None) -> None:
+        self._now_ms = now_ms or SystemClock().now_ms
         self._lines = NdjsonDecoder()
         self._answer = AnswerText()
         self._session_id: str | None = None
         self._error: str | None = None
+        self._rate_limit: RateLimit | None = None
+        self._usage: Usage | None = None
 
     @property
     def session_id(self) -> str | None:
@@ -50,6 +71,8 @@ class OpenCodeStreamParser:
             is_error=error is not None,
             error=error,
             conversation_id=self._session_id,
+            usage=self._usage,
+            rate_limit=self._rate_limit if self._error is not None else None,
         )
 
     def _decode(self, items: list[NdjsonItem]) -> list[SessionEvent]:
@@ -82,11 +105,46 @@ class OpenCodeStreamParser:
             is_error = status == "error"
             output = _str(state.get("error" if is_error else "output"))
             return [use, ToolResult(tool_id=tool_id, output=output, is_error=is_error)]
+        if kind == "step_finish":
+            step = opencode_step_usage(part)
+            if step is not None:
+                self._usage = step if self._usage is None else self._usage + step
         if kind == "error":
             error = _object(obj.get("error"))
             data = _object(error.get("data"))
             self._error = _str(data.get("message")) or _str(error.get("name")) or "the turn failed"
+            self._rate_limit = opencode_rate_limit(error, self._now_ms())
         return []
+
+
+def opencode_step_usage(part: JsonObject) -> Usage | None:
+    """One ``step_finish`` part's tokens and cost (None when it carries no tokens)."""
+    tokens = part.get("tokens")
+    if not isinstance(tokens, dict):
+        return None
+    cache = _object(tokens.get("cache"))
+    # Reasoning is billed as output; OpenCode counts it apart from ``output``.
+    output = sum(Usage.of(output_tokens=tokens.get(k, 0)).output_tokens for k in _OUTPUTS)
+    return Usage.of(
+        tokens.get("input", 0),
+        output,
+        cache.get("read", 0),
+        cache.get("write", 0),
+        part.get("cost"),
+    )
+
+
+_OUTPUTS = ("output", "reasoning")
+
+
+def opencode_rate_limit(error: JsonObject, now_ms: int) -> RateLimit | None:
+    """The rate limit behind an ``error`` event's error, or None when no limit refused the turn."""
+    data = _object(error.get("data"))
+    message = _str(data.get("message")) or _str(error.get("name"))
+    if data.get("statusCode") != 429 and not says_rate_limited(message):
+        return None
+    resets = retry_after_ms(data.get("responseHeaders"), now_ms) or reset_in_text(message, now_ms)
+    return rate_limit(message, resets)
 
 
 def _str(value: JsonValue) -> str:

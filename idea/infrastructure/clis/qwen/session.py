@@ -12,6 +12,8 @@ left alone.
   once instead of behind ``tool_search``. The user's own servers still load.
 * The agent's context goes in ``--append-system-prompt``; a resume is ``--resume=<uuid>``.
 * Qwen ignores an ``interrupt`` sent before the turn's ``system/init``: an interrupt waits for it.
+* Qwen's ``result.usage`` is the session's running total: a turn's usage is the sum of its
+  ``assistant`` lines' (``QwenUsage``).
 * Qwen has no ``mcp_call`` control request: ``probe_qwen_mcp`` runs ``qwen mcp list`` from the
   run dir with ``QWEN_CODE_SYSTEM_DEFAULTS_PATH`` naming that same ``mcp.json`` (a valid settings
   file: system defaults are not gated either), which connects to the server and says so.
@@ -31,6 +33,7 @@ from idea.domain.profile import AdapterKind
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME, write_run_dir_file
 from idea.infrastructure.clis.mcp_list import connected_line, run_mcp_list
 from idea.infrastructure.clis.stream_json_session import StreamJsonSession
+from idea.infrastructure.clis.stream_json_usage import QwenUsage
 
 MCP_CONFIG_FILE = "mcp.json"
 DEFAULTS_ENV = "QWEN_CODE_SYSTEM_DEFAULTS_PATH"
@@ -76,6 +79,7 @@ def injection_flags(spec: StructuredSpec, mcp_file: Path | None) -> list[str]:
 
 class QwenSession(StreamJsonSession):
     cli_name = "qwen"
+    usage_meter = QwenUsage
 
     def _write_declaration(self) -> Path | None:
         return write_mcp_config(self.spec)

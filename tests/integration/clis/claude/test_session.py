@@ -18,9 +18,11 @@ from idea.application.session_ports import McpServerEntry, StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaTimeout, Invalid, Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
+from idea.domain.usage import Usage
 from idea.infrastructure.clis.claude.session import start_claude_session
 from idea.infrastructure.clis.stream_json import McpServerStatus
 from tests.contracts.agent_session_contract import AgentSessionContract
+from tests.fakes.clis import claude as fake_claude
 from tests.paths import FAKE_CLIS
 from tests.waiting import until
 
@@ -97,6 +99,16 @@ def _kill(pid: int) -> None:
 
 
 class TestClaudeWithFake(AgentSessionContract):
+    # The fake's TURN_USAGE and TURN_COST, its total_cost_usd growing by that much a turn.
+    turn_usage = Usage(
+        input_tokens=40,
+        output_tokens=12,
+        cache_read_tokens=6,
+        cache_write_tokens=3,
+        cost_usd=fake_claude.TURN_COST,
+    )
+    rate_limit_resets_in_s = fake_claude.RESETS_IN_S
+
     @pytest.fixture
     async def make_session(self, launch):
         async def make(resume=None):
@@ -246,6 +258,21 @@ async def test_cli_dying_between_turns_is_resumed_at_next_send(world, launch):
     assert session.conversation_id == conversation
     assert session.pids() and session.pids() != [pid]
     assert world.launches()[-1]["argv"][-1] == f"--resume={conversation}"
+
+
+async def test_a_resumed_conversation_still_reports_each_turns_own_cost(launch):
+    # The CLI carries its total_cost_usd over a resume; the turns' costs stay their own.
+    session = await launch()
+    await session.send_blocking("one", timeout=30)
+    await session.shutdown()
+    resumed = await launch(resume_conversation_id=session.conversation_id)
+    after = await resumed.send_blocking("two", timeout=30)
+    assert after.usage == TestClaudeWithFake.turn_usage
+    [pid] = resumed.pids()
+    _kill(pid)  # dies between turns: the next send resumes it in a new process
+    await until(lambda: resumed.pids() == [])
+    again = await resumed.send_blocking("three", timeout=30)
+    assert again.usage == TestClaudeWithFake.turn_usage
 
 
 @pytest.mark.slow

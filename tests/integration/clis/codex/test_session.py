@@ -4,6 +4,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,14 +14,18 @@ from idea.application.session_ports import McpServerEntry, StructuredSpec
 from idea.domain.errors import AgentFailed, Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
+from idea.domain.usage import Usage
 from idea.infrastructure.clis.codex.session import start_codex_session
 from idea.infrastructure.processes.tree import ProcessRecord, is_alive
 from tests.contracts.agent_session_contract import AgentSessionContract
+from tests.fakes.clis import codex as fake_codex
 from tests.paths import FAKE_CLIS, REAL_CLI
 
 FAKE_CODEX = FAKE_CLIS / "codex.py"
 TINY_MCP_SERVER = REAL_CLI / "tiny_mcp_server.py"
 CONTEXT = "You are alice, a careful reviewer."
+# The fake's TURN_TOKENS as IdeA reads them: the input without its cached part.
+TURN_USAGE = Usage(input_tokens=100, output_tokens=30, cache_read_tokens=20)
 
 
 class Harness:
@@ -94,7 +99,8 @@ def bridge() -> McpServerEntry:
 
 
 class TestCodexWithFake(AgentSessionContract):
-    pass
+    turn_usage = TURN_USAGE
+    rate_limit_resets_in_s = fake_codex.RESETS_IN_S
 
 
 async def test_context_and_bridge_are_injected_in_thread_start(harness):
@@ -138,7 +144,9 @@ async def test_mcp_tool_call_events(harness):
     assert use.name == "mcp__idea__ping"
     assert result == ToolResult(use.tool_id, "pong", False)
     assert events.index(use) < events.index(result)
-    assert events[-1] == TurnFinished("pong", conversation_id=session.conversation_id)
+    assert events[-1] == TurnFinished(
+        "pong", conversation_id=session.conversation_id, usage=TURN_USAGE
+    )
 
 
 async def test_resume_reinjects_context_and_bridge(harness):
@@ -212,10 +220,34 @@ async def test_error_notification_does_not_end_the_turn(harness):
 
 async def test_usage_per_turn_from_cumulative_totals(harness):
     session = await harness.start()
-    await session.send_blocking("one", timeout=30)
-    await session.send_blocking("two", timeout=30)
-    assert session.thread_usage == {"totalTokens": 40}
-    assert session.turn_usage == {"totalTokens": 20}
+    first = await session.send_blocking("one", timeout=30)
+    second = await session.send_blocking("two", timeout=30)
+    assert session.thread_usage["inputTokens"] == 2 * fake_codex.TURN_TOKENS["inputTokens"]
+    assert first.usage == second.usage == TURN_USAGE
+    assert session.turn_usage == TURN_USAGE
+
+
+async def test_a_resumed_thread_counts_each_turn_from_the_totals_it_restores(harness):
+    first = await harness.start()
+    await first.send_blocking("one", timeout=30)
+    await first.shutdown()
+    resumed = await harness.start(resume=first.conversation_id)
+    # Sent at once, racing the restored totals that follow thread/resume.
+    assert (await resumed.send_blocking("two", timeout=30)).usage == TURN_USAGE
+    assert resumed.thread_usage["inputTokens"] == 2 * fake_codex.TURN_TOKENS["inputTokens"]
+
+
+async def test_a_usage_limit_resets_when_codex_says_its_window_does(harness):
+    session = await harness.start()
+    before_ms = time.time() * 1000
+    events = [event async for event in session.send("RATELIMIT please")]
+    final = events[-1]
+    assert isinstance(final, TurnFinished) and final.is_error
+    assert final.rate_limit is not None
+    assert final.rate_limit.reason == fake_codex.USAGE_LIMIT_MESSAGE
+    expected = before_ms + fake_codex.RESETS_IN_S * 1000
+    assert expected - 2000 <= final.rate_limit.resets_at_ms <= expected + 2000
+    assert final.usage is None  # Codex reports no usage for a refused turn
 
 
 async def test_shutdown_during_a_turn_leaves_no_process(harness):

@@ -18,8 +18,10 @@ from idea.application.session_ports import McpServerEntry, StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaTimeout, Invalid, Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
+from idea.domain.usage import Usage
 from idea.infrastructure.clis.gemini.session import start_gemini_session
 from tests.contracts.agent_session_contract import AgentSessionContract
+from tests.fakes.clis import gemini as fake_gemini
 from tests.paths import FAKE_CLIS
 from tests.waiting import until
 
@@ -31,6 +33,8 @@ MCP = McpServerEntry(
     env={"IDEA_TRACE": "1"},
 )
 SESSION = "9a1824f0-f050-407c-ad8d-4ad2a360d787"
+# The fake's STATS as IdeA reads them: the input without its cached part.
+TURN_USAGE = Usage(input_tokens=42, output_tokens=9, cache_read_tokens=8)
 AUTH = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
 
 
@@ -122,7 +126,8 @@ async def make_session(world: World, start):
 
 
 class TestGeminiWithFake(AgentSessionContract):
-    pass
+    turn_usage = TURN_USAGE
+    rate_limit_resets_in_s = fake_gemini.RESETS_IN_S
 
 
 async def test_settings_and_context_land_in_the_run_dir_only(world: World, start):
@@ -230,7 +235,7 @@ async def test_tool_calls_and_warnings_flow_as_events(world: World, start):
     assert events[1] == ToolResult("mcp_idea_ping__mcp_idea_ping_1_0", "pong")
     assert all(isinstance(e, TextDelta) for e in events[2:-1])
     assert events[-1] == TurnFinished(
-        "echo: TOOL and WARN", conversation_id=session.conversation_id
+        "echo: TOOL and WARN", conversation_id=session.conversation_id, usage=TURN_USAGE
     )
 
 

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
+from idea.domain.usage import RateLimit, Usage
 from idea.infrastructure.clis.stream_json import (
     ClaudeInit,
     ClaudeResult,
@@ -16,6 +17,7 @@ from idea.infrastructure.clis.stream_json import (
     control_request_line,
     user_line,
 )
+from idea.infrastructure.clis.stream_json_usage import QwenUsage
 
 SID = "35a30a68-1111-4222-8333-444455556666"
 SENT = "aaaaaaaa-0000-4000-8000-000000000002"
@@ -105,6 +107,13 @@ RESULT = {
     "stop_reason": "end_turn",
     "session_id": SID,
     "total_cost_usd": 0.000252,
+    "usage": {
+        "input_tokens": 24,
+        "cache_creation_input_tokens": 3,
+        "cache_read_input_tokens": 5,
+        "output_tokens": 12,
+        "service_tier": "standard",
+    },
     "terminal_reason": "completed",
     "user_message_uuid": SENT,
     "user_message_uuids": [SENT],
@@ -120,7 +129,10 @@ EXPECTED = [
     ToolUse("toolu_mock_1", "mcp__idea__ping", {"n": 1}),
     ToolResult("toolu_mock_1", "pong", is_error=False),
     TextDelta("Tool said pong. Done."),
-    ClaudeResult(TurnFinished("Tool said pong. Done.", False, None, SID), (SENT,)),
+    ClaudeResult(
+        TurnFinished("Tool said pong. Done.", False, None, SID, Usage(24, 12, 5, 3, 0.000252)),
+        (SENT,),
+    ),
     ControlResponse("int-1", True, {"still_queued": []}, None),
 ]
 
@@ -284,3 +296,173 @@ def test_stdin_lines():
         "request_id": "int-1",
         "request": {"subtype": "interrupt"},
     }
+
+
+# --- usage and rate limits (DESIGN.md §15) ----------------------------------------------------
+
+NOW_MS = 1_796_135_000_000
+# Claude Code 2.1.332 answered an HTTP 429 sent with ``x-should-retry: false`` (observed).
+RATE_LIMITED_ASSISTANT = {
+    "type": "assistant",
+    "message": {
+        "id": "55467ae3",
+        "model": "<synthetic>",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "API Error: Request rejected (429) · slow down"}],
+        "usage": {"input_tokens": 0, "output_tokens": 0},
+    },
+    "parent_tool_use_id": None,
+    "session_id": SID,
+    "error": "rate_limit",
+    "is_api_error_message": True,
+    "api_error_status": 429,
+    "api_error_type": "rate_limit_error",
+}
+RATE_LIMITED_RESULT = {
+    "type": "result",
+    "subtype": "success",
+    "is_error": True,
+    "api_error_status": 429,
+    "api_error_type": "rate_limit_error",
+    "result": "API Error: Request rejected (429) · slow down",
+    "terminal_reason": "api_error",
+    "session_id": SID,
+    "total_cost_usd": 0,
+    "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0},
+}
+
+
+def _parse(*objs: dict, parser: ClaudeStreamParser | None = None) -> list[ClaudeResult]:
+    parser = parser or ClaudeStreamParser(now_ms=lambda: NOW_MS)
+    return [i for i in parser.feed(_stream(*objs, banner=False)) if isinstance(i, ClaudeResult)]
+
+
+def _result(cost: object, **fields: object) -> dict:
+    return {"type": "result", "is_error": False, "result": "ok", "total_cost_usd": cost, **fields}
+
+
+def test_a_429_result_is_a_rate_limit():
+    [result] = _parse(RATE_LIMITED_ASSISTANT, RATE_LIMITED_RESULT)
+    finished = result.finished
+    assert finished.is_error
+    assert finished.rate_limit == RateLimit(
+        "api_error: API Error: Request rejected (429) · slow down", None
+    )
+    assert finished.usage == Usage(cost_usd=0.0)
+
+
+def test_a_rejected_rate_limit_event_gives_the_reset_and_lasts_one_turn():
+    event = {
+        "type": "rate_limit_event",
+        "rate_limit_info": {"status": "rejected", "resetsAt": 1_796_138_600, "rateLimitType": "x"},
+    }
+    refused = {**RATE_LIMITED_RESULT, "api_error_status": None, "api_error_type": None}
+    refused["result"] = "You've hit your limit"
+    parser = ClaudeStreamParser(now_ms=lambda: NOW_MS)
+    [first] = _parse(event, RATE_LIMITED_ASSISTANT, refused, parser=parser)
+    assert first.finished.rate_limit == RateLimit(
+        "api_error: You've hit your limit", 1_796_138_600_000
+    )
+    # The next turn's error is its own: the event belonged to the turn it came in.
+    [second] = _parse({**refused, "result": "API Error: 500 boom"}, parser=parser)
+    assert second.finished.is_error and second.finished.rate_limit is None
+
+
+def test_allowed_rate_limit_events_and_successes_are_no_limit():
+    allowed = {"type": "rate_limit_event", "rate_limit_info": {"status": "allowed_warning"}}
+    [result] = _parse(allowed, RESULT)
+    assert result.finished.rate_limit is None
+    failure = {**RATE_LIMITED_RESULT, "api_error_status": 500, "api_error_type": "api_error"}
+    [failed] = _parse({**failure, "result": "API Error: 500 Internal server error"})
+    assert failed.finished.is_error and failed.finished.rate_limit is None
+
+
+def test_usage_limit_reset_from_the_results_api_error_params():
+    info = {"status": "rejected", "resetsAt": 1_796_139_000, "rateLimitType": "five_hour"}
+    refused = {
+        **RATE_LIMITED_RESULT,
+        "api_error": "usage_limit_reached",
+        "api_error_params": {"rate_limit_info": info},
+        "result": "You've hit your limit · resets 3pm",
+    }
+    [result] = _parse(refused)
+    assert result.finished.rate_limit == RateLimit(
+        "api_error: You've hit your limit · resets 3pm", 1_796_139_000_000
+    )
+
+
+def test_cost_is_the_turns_own_though_total_cost_usd_is_cumulative():
+    parser = ClaudeStreamParser()
+    costs = [
+        r.finished.usage.cost_usd
+        for r in _parse(_result(0.5), _result(0.75), _result(1.5), parser=parser)
+    ]
+    assert costs == [0.5, 0.25, 0.75]
+
+
+def test_cost_since_the_last_result_wins_over_the_cumulative_total():
+    # A resumed Claude Code restores its total: the first result of the new process is 0.00198
+    # after 0.00132, yet the turn cost 0.00066 (observed on 2.1.332).
+    since = {"claude-opus-5-5": {"costUSD": 0.0004}, "claude-haiku-4-5": {"costUSD": 0.00026}}
+    [result] = _parse(_result(0.00198, model_usage_since_last_result=since))
+    assert result.finished.usage == Usage(cost_usd=0.00066)
+
+
+def test_nothing_since_the_last_result_costs_nothing_even_first_after_a_resume():
+    # The refused turn of a resumed process: its total is the conversation's, its own cost 0.
+    [result] = _parse(_result(0.00198, model_usage_since_last_result={}))
+    assert result.finished.usage.cost_usd == 0.0
+
+
+def test_usage_numbers_of_the_wrong_kind_are_ignored():
+    hostile = _result(
+        "free",
+        usage={"input_tokens": "12", "output_tokens": -3, "cache_read_input_tokens": 1e300},
+        model_usage_since_last_result={"m": {"costUSD": float("nan")}, "n": "x"},
+    )
+    [result] = _parse(hostile)
+    assert result.finished.usage == Usage(cost_usd=0.0)
+    [nothing] = _parse({"type": "result", "is_error": False, "usage": "lots"})
+    assert nothing.finished.usage is None
+
+
+def test_qwen_usage_is_the_sum_of_the_turns_model_calls():
+    parser = ClaudeStreamParser(QwenUsage(), now_ms=lambda: NOW_MS)
+
+    def call(prompt: int, output: int, cached: int) -> dict:
+        usage = {"input_tokens": prompt, "output_tokens": output, "cache_read_input_tokens": cached}
+        message = {"role": "assistant", "content": [{"type": "text", "text": "hi"}], "usage": usage}
+        return {"type": "assistant", "message": message, "parent_tool_use_id": None}
+
+    # Qwen Code 0.24's result.usage is the session's running total: it is not the turn's.
+    total = {"type": "result", "is_error": False, "result": "hi"}
+    [first] = _parse(
+        call(100, 10, 40), call(150, 5, 0), {**total, "usage": {"input_tokens": 250}}, parser=parser
+    )
+    [second] = _parse(call(90, 7, 30), {**total, "usage": {"input_tokens": 340}}, parser=parser)
+    [empty] = _parse(total, parser=parser)
+    assert first.finished.usage == Usage(210, 15, 40)  # input without the cached tokens
+    assert second.finished.usage == Usage(60, 7, 30)
+    assert empty.finished.usage is None
+
+
+def test_qwen_error_result_says_its_message_and_a_quota_reset():
+    # Qwen Code 0.24 fails fast on a 429 whose message says when the quota resets (observed).
+    message = (
+        "Quota exhausted: Quota exceeded for this API key. It will reset at "
+        "2026-12-01T16:00:00Z.\n\nPlease retry after the reset time."
+    )
+    refused = {
+        "type": "result",
+        "subtype": "error_during_execution",
+        "is_error": True,
+        "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0},
+        "error": {"message": message},
+    }
+    [result] = _parse(refused, parser=ClaudeStreamParser(QwenUsage(), now_ms=lambda: NOW_MS))
+    assert result.finished.error == f"error_during_execution: {message}"
+    limit = result.finished.rate_limit
+    assert limit is not None
+    assert limit.resets_at_ms == 1_796_140_800_000
+    assert limit.reason.startswith("error_during_execution: Quota exhausted")
+    assert "\n" not in limit.reason

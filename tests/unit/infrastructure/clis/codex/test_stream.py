@@ -14,6 +14,7 @@ from idea.infrastructure.clis.codex.stream import (
     CodexStream,
     McpStartup,
     Notice,
+    RateLimitsUpdated,
     RpcResponse,
     ServerRequest,
     TurnEnded,
@@ -137,7 +138,8 @@ EXPECTED = [
     TurnOutput(U, ToolResult("call_mock_1", "pong", False)),
     TurnOutput(U, TextDelta("Tool said pong. ")),
     TurnOutput(U, TextDelta("Done ✓")),
-    UsageUpdated({"totalTokens": 52}, {"totalTokens": 26}),
+    UsageUpdated({"totalTokens": 52}, {"totalTokens": 26}, U),
+    RateLimitsUpdated({}),
     TurnEnded(U, "completed", "Tool said pong. Done ✓", None),
 ]
 
@@ -209,8 +211,14 @@ def test_failed_turn_carries_its_error():
     )
     assert out == [
         CodexError(U, "unexpected status 400", False),
-        TurnEnded(U, "failed", "", "unexpected status 400"),
+        TurnEnded(U, "failed", "", "unexpected status 400", error),
     ]
+
+
+def test_rate_limit_updates_are_reported():
+    limits = {"primary": {"usedPercent": 100, "windowDurationMins": 300, "resetsAt": 1796138966}}
+    out = parse(lines({"method": "account/rateLimits/updated", "params": {"rateLimits": limits}}))
+    assert out == [RateLimitsUpdated(limits)]
 
 
 def test_interrupted_turn():

@@ -3,7 +3,13 @@ import json
 import pytest
 
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
-from idea.infrastructure.clis.gemini.stream import GeminiInit, GeminiNotice, GeminiStreamParser
+from idea.domain.usage import RateLimit, Usage
+from idea.infrastructure.clis.gemini.stream import (
+    GeminiInit,
+    GeminiNotice,
+    GeminiStreamParser,
+    gemini_usage,
+)
 
 SID = "1a07a389-62b4-4a55-9b83-2eafa4675d3e"
 TS = "2026-11-29T18:22:54.480Z"
@@ -12,6 +18,18 @@ TS = "2026-11-29T18:22:54.480Z"
 def line(kind: str, **fields) -> bytes:
     return (json.dumps({"type": kind, "timestamp": TS, **fields}) + "\n").encode("utf-8")
 
+
+# As 0.61.0 prints them: ``input_tokens`` counts the cached ones, ``input`` does not.
+STATS = {
+    "total_tokens": 28,
+    "input_tokens": 22,
+    "output_tokens": 6,
+    "cached": 4,
+    "input": 18,
+    "duration_ms": 245,
+    "tool_calls": 1,
+    "models": {"gemini-2.5-flash": {"total_tokens": 28, "input_tokens": 22}},
+}
 
 # The tool-call run observed on the real CLI (protocol doc §C), plus a warning.
 TOOL_RUN = b"".join(
@@ -30,7 +48,7 @@ TOOL_RUN = b"".join(
         line("tool_result", tool_id="mcp_idea_ping__1", status="success", output="pong"),
         line("message", role="assistant", content="Tool said pong.", delta=True),
         line("message", role="assistant", content=" Done.", delta=True),
-        line("result", status="success", stats={"total_tokens": 28, "tool_calls": 1}),
+        line("result", status="success", stats=STATS),
     ]
 )
 
@@ -48,6 +66,7 @@ EXPECTED = [
         is_error=False,
         error=None,
         conversation_id=SID,
+        usage=Usage(input_tokens=18, output_tokens=6, cache_read_tokens=4),
     ),
 ]
 
@@ -190,3 +209,57 @@ def test_non_json_lines_unknown_types_and_output_after_the_result_are_skipped():
         + line("result", status="error")
     )
     assert items == [TextDelta("a"), TurnFinished("a")]
+
+
+# --- usage and rate limits ------------------------------------------------------------------
+
+NOW = 1_796_135_000_000
+DAILY_QUOTA = (
+    "[API Error: You have exhausted your daily quota on this model.]\nPlease wait and try again "
+    "later. To increase your limits, request a quota increase through AI Studio, or switch to "
+    "another /auth method"
+)
+RETRY_LATER = (
+    "[API Error: Quota exceeded for metric: generate_content_requests, limit: 10. Please retry "
+    "in 3600s.]\nPlease wait and try again later."
+)
+ZERO_STATS = {"total_tokens": 0, "input_tokens": 0, "output_tokens": 0, "cached": 0, "input": 0}
+
+
+def _final(*lines: bytes) -> TurnFinished:
+    items = GeminiStreamParser(now_ms=lambda: NOW).feed(b"".join(lines))
+    assert isinstance(items[-1], TurnFinished)
+    return items[-1]
+
+
+@pytest.mark.parametrize(
+    ("message", "resets_at_ms"), [(DAILY_QUOTA, None), (RETRY_LATER, NOW + 3_600_000)]
+)
+def test_a_quota_refusal_is_a_rate_limit(message, resets_at_ms):
+    # What Gemini CLI 0.61.0 printed for a 429 RESOURCE_EXHAUSTED it does not retry (observed).
+    error = {"type": "unknown", "message": message}
+    final = _final(line("result", status="error", error=error, stats=ZERO_STATS))
+    assert final.is_error and final.error == message
+    assert final.rate_limit == RateLimit(" ".join(message.split()), resets_at_ms)
+    assert final.usage == Usage()
+
+
+def test_other_errors_are_no_rate_limit():
+    error = {"type": "Error", "message": "[API Error: mock: invalid request]"}
+    final = _final(line("result", status="error", error=error))
+    assert final.is_error and final.rate_limit is None and final.usage is None
+
+
+def test_usage_without_the_input_field_leaves_the_cached_tokens_out():
+    assert gemini_usage({"input_tokens": 30, "cached": 10, "output_tokens": 2}) == Usage(20, 2, 10)
+    assert gemini_usage({"input_tokens": 5, "cached": 10}) == Usage(0, 0, 10)
+
+
+@pytest.mark.parametrize("stats", [None, "lots", [1, 2]])
+def test_no_stats_is_no_usage(stats):
+    assert gemini_usage(stats) is None
+
+
+def test_garbage_stats_are_zero():
+    hostile = {"input": True, "input_tokens": "22", "output_tokens": -6, "cached": float("inf")}
+    assert gemini_usage(hostile) == Usage()

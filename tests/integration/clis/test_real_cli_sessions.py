@@ -35,7 +35,7 @@ import psutil
 import pytest
 
 from idea.application.session_ports import AgentSession, McpServerEntry, StructuredSpec
-from idea.domain.errors import Unavailable
+from idea.domain.errors import IdeaTimeout, Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import ToolResult, ToolUse, TurnFinished
 from idea.domain.usage import Usage
@@ -529,16 +529,18 @@ class TestRealOpenCode(RealCliChecks):
     tool = "idea_ping"
     cost = "zero"
 
-    @pytest.mark.skip(
-        reason="opencode 1.18.33 retries every HTTP 429 without end (2 s backoff growing to "
-        "30 s, retry-after honoured, insufficient_quota and x-should-retry: false included) and "
-        "prints nothing on its --format json stream meanwhile: the turn ends only at IdeA's "
-        "own timeout, so no refusal reaches the adapter"
-    )
     async def test_a_rate_limited_turn_raises_rate_limited_and_the_session_goes_on(
         self, make_session
     ):
-        pass  # pragma: no cover
+        """opencode 1.18.33 retries every HTTP 429 without end (backoff growing to 30 s,
+        retry-after honoured, insufficient_quota and x-should-retry: false included) and prints
+        nothing on its --format json stream meanwhile: no refusal reaches the adapter. What a
+        caller gets is IdeA's own TIMEOUT, and the session goes on."""
+        session = await make_session()
+        with pytest.raises(IdeaTimeout):
+            await session.send_blocking("RATELIMIT now", timeout=5)
+        assert session.alive
+        assert (await session.send_blocking("after", timeout=60)).text == "echo: after"
 
     def check_declaration(self, world, session, spec):
         config = json.loads((world.run_dir / "opencode.json").read_text("utf-8"))

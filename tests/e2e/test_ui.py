@@ -658,6 +658,13 @@ def test_governance_chain_on_the_board_and_log_policy_form_and_asks_from(
         screenshot(page, "delegations-chain")
         page.locator("button.chain-clear").click()
         expect(rows).to_have_count(3)
+        # The answered ask's row says what its turn cost; the board, the agent's totals.
+        answered = page.locator('.deleg[data-source="file"][data-target="bot"]')
+        expect(answered.locator(".deleg-usage")).to_contain_text("tokens")
+        page.locator('[data-panel="board"]').click()
+        expect(page.locator('.board-row[data-agent="bot"] .board-line.usage')).to_contain_text(
+            "tokens"
+        )
 
         # The policy form writes .ideai/policy.json; a bad value is refused next to its field.
         page.locator('[data-panel="agents"]').click()

@@ -19,6 +19,7 @@ from idea.app.cli_version_watch import CliVersionWatch
 from idea.app.doctor import DoctorRow, run_doctor
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import Core, ProjectRuntime, ProjectServices
+from idea.app.terminal_epitaphs import TerminalEpitaphs
 from idea.application.answer_request import answer_request, error_response
 from idea.application.ask_agent import DEADLINE_MARGIN_S, AgentAsker
 from idea.application.board import RateLimitRows
@@ -328,7 +329,8 @@ def project_runtime(
 
     watch = CliVersionWatch(core.bus, s.agents, versions.passed, runs, current_version)
     door = FileDoor(s.paths.orchestrator, answer_file)
-    return ProjectRuntime(s, core, door, backend, listener, closing=(watch.close,))
+    epitaphs = TerminalEpitaphs(core.bus, core.sessions, s.clock)
+    return ProjectRuntime(s, core, door, backend, listener, epitaphs, closing=(watch.close,))
 
 
 async def open_project(

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from idea.app.terminal_epitaphs import TerminalEpitaphs
 from idea.application.ask_agent import AgentAsker
 from idea.application.event_bus import EventBus
 from idea.application.hibernation import Hibernation
@@ -119,9 +120,11 @@ class ProjectRuntime:
         file_door: FileDoor,
         mcp_backend: RuntimeMcpBackend,
         listener: Callable[[bytes], McpListener],
+        epitaphs: TerminalEpitaphs,
         closing: Sequence[Callable[[], Awaitable[None]]] = (),
     ) -> None:
         self._closing = tuple(closing)  # what else ends with the project (watchers)
+        self.epitaphs = epitaphs  # what each terminal agent said last when it exited by itself
         self.services = services
         self.core = core
         self.bus = core.bus

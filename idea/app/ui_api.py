@@ -284,9 +284,26 @@ class UiApi:
 
     def terminal_attach(self, views: TerminalViews, p: JsonObject) -> JsonValue:
         # Synchronous on purpose: the reply is queued before any output of the new attach.
-        agent, session = self._terminal(p)
+        agent = self._s.agents.get(text(p, "name"))
+        session = self._rt.sessions.terminal_session(agent.id)
+        if session is None:
+            # Ended by itself: its last output and exit code, so the cell can say why.
+            epitaph = self._rt.epitaphs.of(agent.id)
+            if epitaph is None:
+                raise Conflict(f"agent {agent.name} is not running in a terminal")
+            return {
+                "attach_id": None,
+                "agent_id": agent.id,
+                "scrollback": epitaph.output,
+                "exit_code": epitaph.exit_code,
+            }
         attach_id, scrollback = views.attach(session)
-        return {"attach_id": attach_id, "agent_id": agent.id, "scrollback": scrollback}
+        return {
+            "attach_id": attach_id,
+            "agent_id": agent.id,
+            "scrollback": scrollback,
+            "exit_code": None,
+        }
 
     def terminal_detach(self, views: TerminalViews, p: JsonObject) -> JsonValue:
         attach_id = text(p, "attach_id")

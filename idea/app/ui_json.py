@@ -146,6 +146,7 @@ def agent_rows(
                 "node_id": running.node_id if running else None,
                 "status": row.status.value if row else "idle",
                 "hibernated": runtime.core.hibernation.is_asleep(agent.id),
+                "last_exit": None if (e := runtime.epitaphs.of(agent.id)) is None else e.to_json(),
             }
         )
     return rows

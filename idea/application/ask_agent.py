@@ -73,6 +73,7 @@ class Serving:
     hop: Hop
     ends: float
     ends_at_ms: int
+    started_at_ms: int
 
 
 class AgentAsker:
@@ -358,8 +359,9 @@ class AgentAsker:
         now = asyncio.get_running_loop().time()
         ends = min(deadline, now + timeout_s)
         # Asks it makes meanwhile join this chain and end before this turn does.
-        ends_at_ms = self._clock.now_ms() + round((ends - now) * 1000)
-        self._serving[agent.id] = Serving(hop, ends, ends_at_ms)
+        started_at_ms = self._clock.now_ms()
+        ends_at_ms = started_at_ms + round((ends - now) * 1000)
+        self._serving[agent.id] = Serving(hop, ends, ends_at_ms, started_at_ms)
         self._chains.serving(hop, True)
         try:
             final = await session.send_blocking(task, max(0.001, ends - now))

@@ -69,6 +69,11 @@ class TerminalSessions(_Registry[TerminalSession]):
     def running(self, entry: TerminalEntry) -> bool:
         return entry.session.exit_code is None
 
+    def registered(self, agent_id: str) -> TerminalSession | None:
+        """The agent's terminal, running or ended on its own (a stop unregisters it first)."""
+        entry = self._entries.get(agent_id)
+        return entry.session if entry is not None else None
+
 
 class StructuredSessions(_Registry[AgentSession]):
     """Agents driven through their JSON protocol; a shut-down session is not running."""

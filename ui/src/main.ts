@@ -99,7 +99,8 @@ api.on("LiveStateChanged", (d) => {
   const name = agentName(d);
   if (status === "blocked" && was !== "blocked" && name) notifyAgent(name, "is blocked");
 });
-api.on("LayoutChanged", reloadLayouts);
+// A closed cell's agent runs on in the background: the agents' cells changed too.
+api.on("LayoutChanged", () => (reloadLayouts(), reloadAgents(), refreshBoard()));
 // Another project is open (from this page or another client): start over on it.
 api.on("ProjectTrustChanged", () => void trustBanner.refresh().catch(() => {}));
 api.on("ProjectOpened", () => {

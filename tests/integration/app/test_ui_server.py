@@ -705,6 +705,7 @@ async def test_the_board_carries_usage_serving_chain_and_rate_limit(api, runtime
     assert rows["bot"]["serving"]["depth"] == 1
     assert rows["bot"]["serving"]["requester"] == "dev"
     assert rows["bot"]["serving"]["deadline_at_ms"] > runtime.services.clock.now_ms()
+    assert rows["bot"]["serving"]["started_at_ms"] <= runtime.services.clock.now_ms()
     [chain] = board["chains"]
     assert (chain["root_requester"], chain["root_target"], chain["agents"]) == (
         "dev",

@@ -28,7 +28,11 @@ export function pickerOption(agent: AgentRow, leafId: string, modes: readonly Mo
     view,
     otherView: canOther ? other : null,
     disabled: elsewhere,
-    title: elsewhere ? "Live in another cell" : `Open ${agent.name} as ${view}`,
+    title: elsewhere
+      ? "Live in another cell"
+      : agent.live && agent.node_id === null
+        ? `${agent.name} runs in the background: show it here`
+        : `Open ${agent.name} as ${view}`,
     goToCell: elsewhere ? agent.node_id : null,
     moveHere: elsewhere,
   };

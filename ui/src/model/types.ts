@@ -19,6 +19,7 @@ export type AgentRow = {
   node_id: string | null;
   status: Status;
   hibernated?: boolean; // stopped for idling, conversation kept: a chat message resumes it
+  last_exit?: { exit_code: number; at_ms: number } | null; // its terminal ended by itself
 };
 
 // agents.get: a row with the agent's context (agents.list leaves it out: it may be large), and who
@@ -76,6 +77,7 @@ export type Serving = {
   depth: number;
   requester: string | null;
   deadline_at_ms: number;
+  started_at_ms?: number; // when its turn began: the board counts the time it has been working
 };
 
 /** The agent's CLI refused for a rate limit or a spent quota (its status is then "blocked"). */
@@ -88,7 +90,7 @@ export type WorkRow = {
   intent: string | null;
   ticket: string | null;
   progress: string | null;
-  last_delegation: string | null;
+  last_delegation: unknown; // {target, at_ms, ok, code, chain_id, depth}: see lastDelegationText
   updated_at_ms: number | null;
   live: boolean;
   mode: Mode | null;

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 
 import type { Chain, WorkRow } from "./types";
 import {
-  askerOf, chainsByStart, chainText, describeProblem, rateLimitText, servingText, statusOf,
+  askerOf, chainsByStart, chainText, describeProblem, elapsedText, lastDelegationText, rateLimitText,
+  servingText, statusOf,
 } from "./workstate";
 
 const NOW = 1_700_000_000_000;
@@ -34,16 +35,50 @@ describe("an agent's status", () => {
     expect(s.title).toContain("resumes");
   });
 
-  it("is its work-state status otherwise, a live agent never hibernated", () => {
-    expect(statusOf(work({ status: "working" })).label).toBe("working");
+  it("is stopped when not live, whatever its row said (never idle and stopped at once)", () => {
+    expect(statusOf(work({ status: "working" })).label).toBe("stopped");
+    expect(statusOf(work({ hibernated: undefined, status: "idle" })).label).toBe("stopped");
+  });
+
+  it("is working while a turn runs, with when it began, even if its own row says idle", () => {
+    const row = work({
+      live: true,
+      status: "idle",
+      queued: 2,
+      serving: { chain_id: "c1", depth: 1, requester: null, deadline_at_ms: NOW + MIN, started_at_ms: NOW - 5000 },
+    });
+    expect(statusOf(row)).toMatchObject({ label: "working", since: NOW - 5000 });
+  });
+
+  it("is queued N when asks wait and none runs yet, else the live agent's own row", () => {
+    expect(statusOf(work({ live: true, queued: 1 })).label).toBe("queued 1");
+    expect(statusOf(work({ live: true, status: "waiting" })).label).toBe("waiting");
     expect(statusOf(work({ hibernated: true, live: true, status: "working" })).label).toBe("working");
-    expect(statusOf(work({ hibernated: undefined })).label).toBe("idle");
+    expect(statusOf(work({ live: true, status: "bogus" as never })).label).toBe("idle");
+  });
+});
+
+describe("elapsed time and the last delegation", () => {
+  it("counts seconds, minutes and hours", () => {
+    expect(elapsedText(NOW - 12_000, NOW)).toBe("12 s");
+    expect(elapsedText(NOW - 185_000, NOW)).toBe("3 min 05 s");
+    expect(elapsedText(NOW - 62 * MIN, NOW)).toBe("1 h 02 min");
+    expect(elapsedText(NOW + 5000, NOW)).toBe("0 s");
+  });
+
+  it("reads the server's object, never [object Object]", () => {
+    const last = { target: "beta", at_ms: NOW - 2 * MIN, ok: true, code: null };
+    expect(lastDelegationText(last, NOW)).toBe("beta · ok · 2 min ago");
+    expect(lastDelegationText({ ...last, ok: false, code: "TIMEOUT" }, NOW)).toBe("beta · TIMEOUT · 2 min ago");
+    expect(lastDelegationText({ ok: true }, NOW)).toBeNull();
+    expect(lastDelegationText(null, NOW)).toBeNull();
+    expect(lastDelegationText({ target: "<b>x</b>", at_ms: "soon" }, NOW)).toBe("<b>x</b>");
   });
 });
 
 describe("a rate limit", () => {
   it("says its reason and when it resets", () => {
-    const row = work({ status: "blocked", rate_limit: { reason: "5-hour limit reached", resets_at_ms: NOW + 12 * MIN } });
+    const row = work({ live: true, status: "blocked", rate_limit: { reason: "5-hour limit reached", resets_at_ms: NOW + 12 * MIN } });
     expect(rateLimitText(row, NOW, clock)).toBe("5-hour limit reached · resets at T12 (in 12 min)");
     expect(statusOf(row).label).toBe("blocked");
   });

@@ -11,19 +11,59 @@ export type NameOf = (idOrName: string) => string;
 
 export type StatusText = { label: string; cls: string; title: string };
 
-/** The board's status pill: a hibernated agent is neither idle nor stopped. */
-export function statusOf(r: WorkRow): StatusText {
-  if (r.hibernated === true && !r.live) {
-    return {
-      label: "hibernated",
-      cls: "hibernated",
-      title: "Stopped after idling; its conversation is kept and the next ask or chat message resumes it.",
-    };
+/** The board's status pill, from what the sessions say first and the agent's own row second:
+ * stopped / hibernated (not live), blocked (rate-limited), working (a turn runs; ``since`` is
+ * when it began), queued N (asks wait, none runs yet), then the row's own waiting / blocked /
+ * working, else idle. */
+export function statusOf(r: WorkRow): StatusText & { since: number | null } {
+  const none = { since: null };
+  if (!r.live) {
+    if (r.hibernated === true) {
+      return {
+        ...none,
+        label: "hibernated",
+        cls: "hibernated",
+        title: "Stopped after idling; its conversation is kept and the next ask or chat message resumes it.",
+      };
+    }
+    return { ...none, label: "stopped", cls: "stopped", title: "Not running" };
   }
   if (r.rate_limit && typeof r.rate_limit === "object") {
-    return { label: r.status, cls: r.status, title: "Its CLI refused for a rate limit or a spent quota." };
+    return { ...none, label: "blocked", cls: "blocked", title: "Its CLI refused for a rate limit or a spent quota." };
   }
-  return { label: r.status, cls: r.status, title: "" };
+  if (r.serving && typeof r.serving === "object") {
+    const since = count(r.serving.started_at_ms);
+    return { since, label: "working", cls: "working", title: "Answering an ask" };
+  }
+  const queued = count(r.queued) ?? 0;
+  if (queued > 0) {
+    return { ...none, label: `queued ${queued}`, cls: "waiting", title: `${queued} ask(s) wait for it` };
+  }
+  const own = ["working", "waiting", "blocked"].includes(r.status) ? r.status : "idle";
+  const title = own === "idle" ? "" : "As the agent itself reported";
+  return { ...none, label: own, cls: own, title };
+}
+
+/** "12 s", "3 min 05 s", "1 h 02 min": how long a turn has run. */
+export function elapsedText(sinceMs: number, nowMs: number): string {
+  const s = Math.max(0, Math.floor((nowMs - sinceMs) / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${String(s % 60).padStart(2, "0")} s`;
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, "0")} min`;
+}
+
+/** The row's ``last_delegation`` (an object the server keeps: target, ok, code, at_ms) as a
+ * line: "beta · ok · 2 min ago"; null when absent or unreadable. */
+export function lastDelegationText(value: unknown, nowMs: number): string | null {
+  if (typeof value === "string") return value.trim() ? value.slice(0, 200) : null;
+  if (!value || typeof value !== "object") return null;
+  const d = value as Record<string, unknown>;
+  const target = typeof d.target === "string" && d.target ? d.target.slice(0, 64) : null;
+  if (!target) return null;
+  const outcome = d.ok === true ? "ok" : typeof d.code === "string" && d.code ? d.code.slice(0, 40) : d.ok === false ? "failed" : null;
+  const at = count(d.at_ms);
+  return [target, outcome, at !== null ? relativeTime(at, nowMs) : null].filter(Boolean).join(" · ");
 }
 
 /** "rate-limited: <reason> · resets at 14:32 (in 12 min)"; null when it is not. */

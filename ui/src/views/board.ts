@@ -5,7 +5,15 @@ import { api } from "../model/api";
 import { store } from "../model/state";
 import type { Chain, WorkRow, WorkState } from "../model/types";
 import { count, relativeTime, shortChainId, usageDetail, usageText } from "../model/usage";
-import { chainsByStart, chainText, rateLimitText, servingText, statusOf } from "../model/workstate";
+import {
+  chainsByStart,
+  chainText,
+  elapsedText,
+  lastDelegationText,
+  rateLimitText,
+  servingText,
+  statusOf,
+} from "../model/workstate";
 import { goToCell } from "./banner";
 import { clear, h } from "./dom";
 
@@ -21,6 +29,14 @@ export class Board {
     setInterval(() => {
       if (this.el.isConnected && this.last) this.render(this.last);
     }, CLOCK_EVERY_MS);
+    // How long each working agent has been at it: only those spans, every second.
+    setInterval(() => {
+      if (!this.el.isConnected) return;
+      const now = Date.now();
+      for (const span of this.el.querySelectorAll<HTMLElement>(".elapsed[data-since]")) {
+        span.textContent = elapsedText(Number(span.dataset.since), now);
+      }
+    }, 1000);
     // An agent's files change without any event: while the board is shown, ask again.
     setInterval(() => {
       if (!this.el.isConnected) return;
@@ -133,23 +149,29 @@ export class Board {
     const serving = servingText(r, now, (x) => store.nameOf(x));
     const limited = rateLimitText(r, now);
     const turns = count(r.usage?.turns);
+    const lastDelegation = lastDelegationText(r.last_delegation, now);
     return h(
       "div.board-row",
       { dataset: { agent: r.name, status: status.label } },
       h(
         "div.board-head",
         {},
-        h("span.status-dot", { class: r.live ? r.status : status.cls === "hibernated" ? "hibernated" : "off" }),
-        h("strong", {}, r.name),
+        h("span.status-dot", { class: r.live ? status.cls : status.cls === "hibernated" ? "hibernated" : "off" }),
+        h("strong.board-name", { title: r.name }, r.name),
         h("span.pill.status", { class: status.cls, title: status.title || undefined }, status.label),
-        r.live
-          ? h("span.badge", {}, r.mode ?? "live")
-          : status.cls === "hibernated"
-            ? null
-            : h("span.badge.off", {}, "stopped"),
-        r.queued ? h("span.badge.warn", {}, `${r.queued} queued`) : null,
+        status.since !== null
+          ? h("span.elapsed.muted", { dataset: { since: String(status.since) } }, elapsedText(status.since, now))
+          : null,
+        r.live ? h("span.badge", {}, r.mode ?? "live") : null,
+        r.live && status.cls === "working" && r.queued > 1
+          ? h("span.badge.warn", {}, `${r.queued - 1} queued`)
+          : null,
         h("span.spacer"),
-        nodeId ? h("button.btn.small", { onclick: () => void goToCell(nodeId) }, "Go to cell") : null,
+        nodeId
+          ? h("button.btn.small.board-go", { onclick: () => void goToCell(nodeId) }, "Go to cell")
+          : r.live
+            ? h("span.badge.background", { title: "Running without a cell: show it from a cell's picker" }, "background")
+            : null,
       ),
       limited ? h("div.board-line.rate-limit", {}, h("span.muted", {}, "rate-limited "), limited) : null,
       serving && r.serving
@@ -164,8 +186,8 @@ export class Board {
       r.intent ? h("div.board-line", {}, h("span.muted", {}, "intent "), r.intent) : null,
       r.ticket ? h("div.board-line", {}, h("span.muted", {}, "ticket "), r.ticket) : null,
       r.progress ? h("div.board-line", {}, h("span.muted", {}, "progress "), r.progress) : null,
-      r.last_delegation
-        ? h("div.board-line", {}, h("span.muted", {}, "last delegation "), r.last_delegation)
+      lastDelegation
+        ? h("div.board-line.last-delegation", {}, h("span.muted", {}, "last delegation "), lastDelegation)
         : null,
       r.usage
         ? h(

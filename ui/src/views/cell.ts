@@ -42,7 +42,9 @@ export class CellView {
             ? "background"
             : agent.hibernated && leaf.view === "chat"
               ? "asleep"
-              : "stopped";
+              : agent.last_exit && leaf.view === "terminal"
+                ? `ended:${agent.last_exit.at_ms}`
+                : "stopped";
     const key = `${agent?.id ?? ""}|${leaf.view}|${state}|${this.pickerOpen}|${
       this.pickerOpen || state === "empty" ? store.agents.map((a) => `${a.id}${a.live}${a.node_id}`).join() : ""
     }`;
@@ -140,6 +142,21 @@ export class CellView {
       return this.leaf.view === "chat"
         ? new ChatView(agent.id, agent.name)
         : new TerminalView(agent.name);
+    }
+    if (state.startsWith("ended:") && agent.last_exit) {
+      // Its terminal ended by itself: keep what it printed, say how it ended, offer a restart.
+      const view = new TerminalView(agent.name);
+      const bar = h(
+        "div.ended-bar",
+        { role: "status" },
+        h("span", {}, `${agent.name} exited with code ${agent.last_exit.exit_code}`),
+        h(
+          "button.btn.small.primary",
+          { onclick: () => void this.launch(agent, this.leaf.view, false) },
+          "Start again",
+        ),
+      );
+      return { el: h("div.ended-terminal", {}, bar, view.el), dispose: () => view.dispose(), focus: () => view.focus() };
     }
     if (state.startsWith("elsewhere:")) {
       const nodeId = state.slice("elsewhere:".length);

@@ -8,7 +8,13 @@ import { showError } from "./banner";
 import { h } from "./dom";
 import { shortcutOf } from "./shortcuts";
 
-type AttachResult = { attach_id: string; agent_id: string; scrollback: string };
+// attach_id null: the terminal ended by itself; scrollback is its last output (exit_code set).
+type AttachResult = {
+  attach_id: string | null;
+  agent_id: string;
+  scrollback: string;
+  exit_code?: number | null;
+};
 
 export class TerminalView {
   readonly el = h("div.terminal-view");
@@ -48,12 +54,20 @@ export class TerminalView {
     try {
       const r = await api.call<AttachResult>("terminal.attach", { name: this.agentName });
       if (this.disposed) {
-        void api.call("terminal.detach", { attach_id: r.attach_id }).catch(() => {});
+        if (r.attach_id) void api.call("terminal.detach", { attach_id: r.attach_id }).catch(() => {});
+        return;
+      }
+      if (r.attach_id === null) {
+        // Its last words: why it ended, at the size it had (no PTY to resize any more).
+        this.term.write(r.scrollback);
+        this.term.write(`\r\n\x1b[2m[exited with code ${Number(r.exit_code)}]\x1b[0m\r\n`);
+        this.fit.fit();
         return;
       }
       this.attachId = r.attach_id;
       this.term.write(r.scrollback);
-      this.unroute = api.attachFrames(r.attach_id, (kind, text) => {
+      const attachId = r.attach_id;
+      this.unroute = api.attachFrames(attachId, (kind, text) => {
         if (kind === 2) this.term.reset();
         this.term.write(text);
       });

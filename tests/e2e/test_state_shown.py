@@ -108,3 +108,37 @@ def test_a_terminal_that_ends_by_itself_keeps_its_output_and_says_its_exit_code(
         cell.get_by_role("button", name="Start again").click()
         expect(cell.locator(".xterm-rows")).to_contain_text("goodbye-from-the-cli")
         expect(cell.locator(".ended-bar")).to_contain_text("exited with code 3", timeout=20_000)
+
+
+@pytest.mark.timeout(120)
+def test_a_lost_connection_keeps_what_was_on_screen_greyed_and_comes_back_by_itself(
+    tmp_path: Path, page: Page
+) -> None:
+    project = make_project(tmp_path)
+    sockets: list = []
+
+    def relay(ws) -> None:  # the page's WebSocket, passed through to the real server
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws"), relay)
+    with idea_serve(tmp_path, project) as (url, _):
+        open_app(page, url)
+        page.locator('.picker-row[data-agent="bot"] .picker-main').click()
+        composer = cell_of(page, "bot").locator(".chat-input")
+        composer.fill("remember me")
+        composer.press("Enter")
+        reply = cell_of(page, "bot").locator(".msg.assistant")
+        expect(reply).to_have_text("echo: remember me")
+        sockets[-1].close(code=4000, reason="network gone")
+        expect(page.locator(".connection")).to_have_text(re.compile("disconnected|connecting"))
+        expect(page.locator("body")).to_have_class(re.compile("offline"))
+        # Nothing blanked: the chat is still there, greyed, with the notice saying what happens.
+        expect(reply).to_have_text("echo: remember me")
+        expect(page.locator(".banner.notice")).to_contain_text("Reconnecting")
+        screenshot(page, "connection-lost")
+        # The client comes back by itself (backoff), and the screen is live again.
+        expect(page.locator(".connection")).to_have_text("connected", timeout=20_000)
+        expect(page.locator("body")).not_to_have_class(re.compile("offline"))
+        expect(cell_of(page, "bot").locator(".msg.assistant")).to_have_text("echo: remember me")
+        assert len(sockets) >= 2

@@ -139,16 +139,19 @@ api.on("StoreFileQuarantined", (d) =>
   ),
 );
 
-api.onState((state, code) => {
+let everConnected = false; // before the first connection nothing is on screen to keep
+api.onState((state, code, retryInMs) => {
   connection.dataset.state = state;
   connection.textContent = state === "open" ? "connected" : state === "closed" ? "disconnected" : "connecting…";
+  // Offline: what was on screen stays, greyed and inert, until the connection is back.
+  document.body.classList.toggle("offline", state !== "open" && everConnected);
   if (state === "closed") {
-    workspace.reset();
-    showNotice(
-      code === 1001 ? "The project was closed. Reconnecting…" : "Connection lost. Reconnecting…",
-    );
+    const what = code === 1001 ? "The project was closed." : "Connection lost.";
+    const when = retryInMs ? ` Reconnecting in ${Math.max(1, Math.round(retryInMs / 1000))} s…` : " Reconnecting…";
+    showNotice(what + when, { label: "Retry now", run: () => api.retryNow() });
   }
   if (state === "open") {
+    everConnected = true;
     hide();
     void load();
   }

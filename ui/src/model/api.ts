@@ -12,6 +12,14 @@ type Pending = { resolve: (v: unknown) => void; reject: (e: unknown) => void };
 type EventHandler = (data: Record<string, unknown>) => void;
 type FrameHandler = (kind: number, text: string) => void;
 export type ConnectionState = "connecting" | "open" | "closed";
+type StateListener = (s: ConnectionState, code?: number, retryInMs?: number) => void;
+
+/** Reconnect backoff: 0.5 s doubling to 10 s, with up to 20 % jitter so that many clients of a
+ * restarted server do not all come back at once. ``random`` is injectable for tests. */
+export function retryDelay(attempt: number, random: () => number = Math.random): number {
+  const base = Math.min(500 * 2 ** Math.max(0, attempt), 10_000);
+  return Math.round(base * (1 + 0.2 * random()));
+}
 
 const decoder = new TextDecoder();
 
@@ -21,15 +29,17 @@ export class Api {
   private pending = new Map<number, Pending>();
   private handlers = new Map<string, Set<EventHandler>>();
   private frames = new Map<string, FrameHandler>();
-  private stateListeners = new Set<(s: ConnectionState, code?: number) => void>();
-  private retryMs = 500;
+  private stateListeners = new Set<StateListener>();
+  private attempt = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   connect(): void {
+    clearTimeout(this.retryTimer);
     this.emitState("connecting");
     const ws = new WebSocket(`ws://${location.host}/ws`);
     ws.binaryType = "arraybuffer";
     ws.onopen = () => {
-      this.retryMs = 500;
+      this.attempt = 0;
       this.emitState("open");
     };
     ws.onmessage = (ev) => this.onMessage(ev.data);
@@ -40,9 +50,9 @@ export class Api {
         p.reject(new ApiFailure({ code: "UNAVAILABLE", message: "connection lost" }));
       }
       this.pending.clear();
-      this.emitState("closed", ev.code);
-      setTimeout(() => this.connect(), this.retryMs);
-      this.retryMs = Math.min(this.retryMs * 2, 5000);
+      const waitMs = retryDelay(this.attempt++);
+      this.emitState("closed", ev.code, waitMs);
+      this.retryTimer = setTimeout(() => this.connect(), waitMs);
     };
     this.ws = ws;
   }
@@ -67,8 +77,13 @@ export class Api {
     return () => set.delete(handler);
   }
 
-  onState(listener: (s: ConnectionState, code?: number) => void): void {
+  onState(listener: StateListener): void {
     this.stateListeners.add(listener);
+  }
+
+  /** Try again now rather than at the end of the backoff. */
+  retryNow(): void {
+    if (!this.ws) this.connect();
   }
 
   /** Route the binary frames of one terminal attach to a handler. */
@@ -77,8 +92,8 @@ export class Api {
     return () => this.frames.delete(attachId);
   }
 
-  private emitState(s: ConnectionState, code?: number): void {
-    for (const l of this.stateListeners) l(s, code);
+  private emitState(s: ConnectionState, code?: number, retryInMs?: number): void {
+    for (const l of this.stateListeners) l(s, code, retryInMs);
   }
 
   private onMessage(data: unknown): void {

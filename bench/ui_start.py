@@ -71,10 +71,29 @@ def browser_rounds(rounds: int) -> tuple[float, list[tuple[float, float]]]:
     return launch, results
 
 
-def window_rounds(rounds: int) -> tuple[list[tuple[float, float]], tuple[int, int]]:
-    """Per round (spawn -> URL, spawn -> ``IdeA window ready``); the window's tree (processes,
-    RSS) once ready, in the last round."""
+BARE_WINDOW = Path(__file__).with_name("bare_window.py")
+
+
+def bare_window_round(env: dict[str, str]) -> float:
+    """Spawn -> a bare pywebview window painted (``bench/bare_window.py``), the baseline."""
+    spawn = time.perf_counter()
+    with spawned([sys.executable, str(BARE_WINDOW)], env=env) as proc:
+        LineWatcher(proc.stdout).wait_for(  # type: ignore[arg-type]
+            lambda line: line.strip() == "bare window ready", timeout=90
+        )
+        ready = time.perf_counter()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    return ready - spawn
+
+
+def window_rounds(
+    rounds: int,
+) -> tuple[list[tuple[float, float]], tuple[int, int], list[float]]:
+    """Per round (spawn -> URL, spawn -> ``IdeA window ready``), each next to a bare pywebview
+    window's spawn -> painted; the window's tree (processes, RSS) once ready, in the last round."""
     results = []
+    bare: list[float] = []
     tree = (0, 0)
     with xvfb() as display, tempfile.TemporaryDirectory(prefix="idea-bench-") as tmp:
         tmp_path = Path(tmp)
@@ -82,6 +101,7 @@ def window_rounds(rounds: int) -> tuple[list[tuple[float, float]], tuple[int, in
         home.mkdir()
         env = {**window_env(display), "HOME": str(home)}
         for i in range(rounds):
+            bare.append(bare_window_round(env))
             project = tmp_path / f"project{i}"
             project.mkdir()
             spawn = time.perf_counter()
@@ -96,7 +116,7 @@ def window_rounds(rounds: int) -> tuple[list[tuple[float, float]], tuple[int, in
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(timeout=30)
             results.append((printed - spawn, ready - spawn))
-    return results, tree
+    return results, tree, bare
 
 
 def rss(process: psutil.Process) -> int:
@@ -165,7 +185,7 @@ def main() -> None:
     if shutil.which("Xvfb") is None or args.window_rounds < 1:
         print("window mode: skipped (Xvfb is not installed, or --window-rounds 0)")
     else:
-        window, (count, tree_rss) = window_rounds(args.window_rounds)
+        window, (count, tree_rss), bare = window_rounds(args.window_rounds)
         for i, (to_url, to_ready) in enumerate(window):
             print(
                 f"window round {i + 1}: spawn -> URL {to_url * 1000:.0f} ms, "
@@ -176,6 +196,12 @@ def main() -> None:
             f"window mode (median of {len(window)}): spawn -> '{READY}' "
             f"{window_total * 1000:.0f} ms; its tree once ready: {count} processes, "
             f"RSS {tree_rss / MiB:.0f} MiB (Qt WebEngine included)"
+        )
+        bare_total = statistics.median(bare)
+        print(
+            f"bare pywebview window (median of {len(bare)}, same runs): spawn -> painted "
+            f"{bare_total * 1000:.0f} ms; IdeA's window / bare: {window_total / bare_total:.2f} "
+            "(target: <= 1.5 s, or <= 1.2x the bare window)"
         )
 
     with tempfile.TemporaryDirectory(prefix="idea-bench-") as tmp:

@@ -142,3 +142,18 @@ def test_a_lost_connection_keeps_what_was_on_screen_greyed_and_comes_back_by_its
         expect(page.locator("body")).not_to_have_class(re.compile("offline"))
         expect(cell_of(page, "bot").locator(".msg.assistant")).to_have_text("echo: remember me")
         assert len(sockets) >= 2
+
+
+@pytest.mark.timeout(90)
+def test_the_cell_picker_is_a_listbox_the_keyboard_walks(tmp_path: Path, page: Page) -> None:
+    with idea_serve(tmp_path, make_project(tmp_path)) as (url, _):
+        open_app(page, url)
+        listbox = page.get_by_role("listbox", name="Agents")
+        expect(listbox.get_by_role("option")).to_have_count(2)
+        first = listbox.locator('[role="option"][tabindex="0"]')
+        expect(first).to_have_attribute("data-agent", "bot")
+        first.focus()
+        page.keyboard.press("ArrowDown")
+        expect(listbox.locator('[data-agent="sh"]')).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(cell_of(page, "sh").locator(".xterm")).to_be_visible()

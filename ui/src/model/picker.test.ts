@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import { describeError } from "./errors";
-import { CELL_GONE, defaultView, pickerOption, refusalActions } from "./picker";
+import { CELL_GONE, defaultView, listMove, pickerOption, refusalActions } from "./picker";
 import type { AgentRow } from "./types";
 
 function agent(over: Partial<AgentRow> = {}): AgentRow {
@@ -74,5 +74,23 @@ describe("a refused pick", () => {
 
   it("says so when the cell to go to is gone", () => {
     expect(CELL_GONE).toMatch(/no longer exists/);
+  });
+});
+
+describe("moving in the picker with the keyboard", () => {
+  it("goes down and up one row, to the ends with Home and End, and stops at the ends", () => {
+    expect(listMove("ArrowDown", 0, 3)).toBe(1);
+    expect(listMove("ArrowDown", 2, 3)).toBe(2);
+    expect(listMove("ArrowUp", 0, 3)).toBe(0);
+    expect(listMove("End", 0, 3)).toBe(2);
+    expect(listMove("Home", 2, 3)).toBe(0);
+    expect(listMove("a", 1, 3)).toBeNull();
+    expect(listMove("ArrowDown", 0, 0)).toBeNull();
+  });
+
+  it("says a background agent can be shown here", () => {
+    const o = pickerOption(agent({ live: true, node_id: null }), "leaf-1", ["terminal"]);
+    expect(o.disabled).toBe(false);
+    expect(o.title).toContain("background");
   });
 });

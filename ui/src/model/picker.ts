@@ -51,3 +51,13 @@ export function refusalActions(e: ApiError, leafId: string | null): RefusalActio
 /** Said by "Go to cell" when the cell is no longer in any tab. */
 export const CELL_GONE =
   "That cell no longer exists (it was closed, or its tab was). Pick the agent in a cell to show it there.";
+
+/** Where an arrow, Home or End key moves in a list of ``n`` rows from row ``at`` (null: none). */
+export function listMove(key: string, at: number, n: number): number | null {
+  if (n === 0) return null;
+  if (key === "ArrowDown") return Math.min(n - 1, at + 1);
+  if (key === "ArrowUp") return Math.max(0, at - 1);
+  if (key === "Home") return 0;
+  if (key === "End") return n - 1;
+  return null;
+}

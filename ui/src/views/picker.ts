@@ -1,7 +1,7 @@
 // The agent picker of a cell: every agent; one live in another cell is disabled, with "go to
 // cell" and "move here" (what each row offers is model/picker.ts).
 
-import { pickerOption } from "../model/picker";
+import { listMove, pickerOption } from "../model/picker";
 import { store } from "../model/state";
 import type { AgentRow, View } from "../model/types";
 import { goToCell, moveHere } from "./banner";
@@ -17,11 +17,26 @@ export function agentPicker(leafId: string, current: string | null, onPick: Pick
       "No agents yet. Create one in the Agents panel on the right.",
     );
   }
-  return h(
-    "ul.picker",
-    { role: "listbox" },
-    ...store.agents.map((agent) => pickerRow(agent, leafId, current, onPick)),
-  );
+  const rows = store.agents.map((agent) => pickerRow(agent, leafId, current, onPick));
+  // One tab stop: the current agent's row, else the first; arrows move between rows.
+  const start = rows.find((r) => r.getAttribute("aria-selected") === "true") ?? rows[0];
+  start?.setAttribute("tabindex", "0");
+  const list = h("ul.picker", { role: "listbox", "aria-label": "Agents" }, ...rows);
+  list.addEventListener("keydown", (e) => {
+    const at = rows.indexOf(document.activeElement as HTMLElement);
+    if (at < 0) return;
+    const to = listMove(e.key, at, rows.length);
+    if (to !== null) {
+      e.preventDefault();
+      rows[at].setAttribute("tabindex", "-1");
+      rows[to].setAttribute("tabindex", "0");
+      rows[to].focus();
+    } else if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      rows[at].querySelector<HTMLButtonElement>("button.picker-main:not([disabled])")?.click();
+    }
+  });
+  return list;
 }
 
 function pickerRow(
@@ -37,10 +52,19 @@ function pickerRow(
     {
       class: [option.disabled ? "disabled" : "", agent.id === current ? "current" : ""].join(" "),
       dataset: { agent: agent.name },
+      role: "option",
+      tabindex: "-1",
+      "aria-selected": agent.id === current ? "true" : "false",
+      "aria-label": `${agent.name}, ${agent.profile}, ${option.title}`,
     },
     h(
       "button.picker-main",
-      { disabled: option.disabled, title: option.title, onclick: () => onPick(agent, view) },
+      {
+        disabled: option.disabled,
+        title: option.title,
+        tabindex: "-1",
+        onclick: () => onPick(agent, view),
+      },
       h("span.status-dot", { class: agent.live ? agent.status : "off" }),
       h("span.picker-name", {}, agent.name),
       h("span.picker-profile", {}, `${agent.profile} · ${view}`),

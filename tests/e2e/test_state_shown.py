@@ -157,3 +157,29 @@ def test_the_cell_picker_is_a_listbox_the_keyboard_walks(tmp_path: Path, page: P
         expect(listbox.locator('[data-agent="sh"]')).to_be_focused()
         page.keyboard.press("Enter")
         expect(cell_of(page, "sh").locator(".xterm")).to_be_visible()
+
+
+@pytest.mark.timeout(90)
+def test_the_open_project_dialog_keeps_the_focus_and_gives_it_back(
+    tmp_path: Path, page: Page
+) -> None:
+    with idea_serve(tmp_path, make_project(tmp_path)) as (url, _):
+        open_app(page, url)
+        opener = page.locator(".project-name")
+        opener.click()
+        dialog = page.get_by_role("dialog", name="Open a project")
+        expect(dialog).to_be_visible()
+        for _ in range(12):  # more tabs than it has controls: the focus never leaves it
+            page.keyboard.press("Tab")
+            assert page.evaluate(
+                "document.querySelector('[role=dialog][aria-label=\"Open a project\"]')"
+                ".contains(document.activeElement)"
+            )
+        page.keyboard.press("Shift+Tab")
+        assert page.evaluate(
+            "document.querySelector('[role=dialog][aria-label=\"Open a project\"]')"
+            ".contains(document.activeElement)"
+        )
+        page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+        expect(opener).to_be_focused()

@@ -6,6 +6,7 @@ import { api, ApiFailure } from "../model/api";
 import { describeError } from "../model/errors";
 import type { ProjectInfo, RecentProject } from "../model/types";
 import { clear, h } from "./dom";
+import { trapFocus } from "./focus";
 
 type WindowBridge = { pick_folder(): Promise<string | null> };
 
@@ -31,6 +32,7 @@ export class OpenProjectDialog {
     "Choose folder…",
   );
   private busy = false;
+  private release: (() => void) | null = null;
   readonly el = h(
     "div.overlay",
     { hidden: true, onpointerdown: (e: Event) => e.target === this.el && this.close() },
@@ -81,6 +83,7 @@ export class OpenProjectDialog {
     this.chooser.hidden = windowBridge() === null;
     this.setError(null);
     this.el.hidden = false;
+    this.release ??= trapFocus(this.el);
     this.path.focus();
     try {
       this.renderRecent(await api.call<RecentProject[]>("project.recent"));
@@ -91,6 +94,8 @@ export class OpenProjectDialog {
 
   close(): void {
     this.el.hidden = true;
+    this.release?.();
+    this.release = null;
   }
 
   toggle(): void {

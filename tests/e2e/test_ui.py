@@ -169,6 +169,11 @@ def test_tabs_resize_and_go_to_cell(served: str, page: Page) -> None:
     row.get_by_text("Go to cell").click()
     expect(page.locator(".tab").first).to_have_class(re.compile("active"))
     expect(cell_of(page, "sh").locator(".xterm")).to_be_visible()
+    # The keyboard went there too: the shell's terminal has the focus.
+    expect(cell_of(page, "sh")).to_have_class(re.compile("focused"))
+    assert page.evaluate(
+        "document.querySelector('.cell[data-agent=\"sh\"]').contains(document.activeElement)"
+    )
 
     # Rename the second tab in place (double-click); Escape cancels, Enter saves, it persists.
     second = page.locator(".tab").nth(1)

@@ -4,7 +4,7 @@ import { api, ApiFailure } from "./model/api";
 import { forgetTranscripts, onChatEvent, setQueued } from "./model/chatlog";
 import { store } from "./model/state";
 import type { ChatEventData, Problem } from "./model/types";
-import { bannerHost, hide, showError, showNotice, showProblems } from "./views/banner";
+import { bannerHost, FOCUS_CELL_EVENT, hide, showError, showNotice, showProblems } from "./views/banner";
 import { debounce, h } from "./views/dom";
 import { Workspace } from "./views/layout";
 import { askPermissionOnGesture, notifiedRecently, notifyAgent, preview, windowFocused } from "./views/notify";
@@ -28,6 +28,7 @@ const connection = h("span.connection", { dataset: { state: "connecting" } }, "c
 const panelToggle = h("button.btn.small", { title: "Toggle side panel" }, "Panel");
 const tabs = new TabBar();
 const workspace = new Workspace();
+window.addEventListener(FOCUS_CELL_EVENT, (e) => workspace.focusCell(String((e as CustomEvent).detail)));
 const panel = new SidePanel();
 const help = new HelpButton();
 const trustBanner = new TrustBanner();

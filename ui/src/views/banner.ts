@@ -124,5 +124,10 @@ export async function goToCell(nodeId: string): Promise<void> {
     el.classList.remove("flash");
     void el.offsetWidth;
     el.classList.add("flash");
+    // The keyboard goes there too (the workspace owns focus: main.ts listens).
+    window.dispatchEvent(new CustomEvent(FOCUS_CELL_EVENT, { detail: nodeId }));
   });
 }
+
+/** Asks the workspace to focus a cell (``detail``: its leaf id). */
+export const FOCUS_CELL_EVENT = "idea:focus-cell";

@@ -86,6 +86,34 @@ def test_a_markdown_reply_renders_headings_a_table_and_code_with_a_copy_button(
 
 
 @pytest.mark.timeout(90)
+def test_a_reply_streamed_in_pieces_ends_as_the_same_markdown(served: str, page: Page) -> None:
+    cell = open_chat(page, served)
+    say(cell, "MARKDOWN at once")
+    whole = cell.locator(".msg.assistant").last
+    expect(whole.locator(".code-block")).to_have_count(1)
+    # Record what the streaming reply looked like on the way (it must stream, in blocks).
+    page.evaluate(
+        """log => {
+            window.__frames = [];
+            new MutationObserver(() => {
+                const r = log.querySelectorAll('.msg.assistant')[1];
+                if (!r) return;
+                const h2 = r.querySelectorAll('h2').length;
+                window.__frames.push([r.classList.contains('streaming'), h2]);
+            }).observe(log, { childList: true, subtree: true, characterData: true });
+        }""",
+        cell.locator(".chat-log").element_handle(),
+    )
+    say(cell, "MARKDOWN STREAM it")
+    streamed = cell.locator(".msg.assistant").nth(1)
+    expect(streamed).not_to_have_class(re.compile("streaming"), timeout=20_000)
+    expect(streamed.locator(".code-block")).to_have_count(1)
+    assert streamed.locator(".md").inner_html() == whole.locator(".md").inner_html()
+    frames = page.evaluate("window.__frames")
+    assert any(streaming and h2 == 1 for streaming, h2 in frames), frames[:20]
+
+
+@pytest.mark.timeout(90)
 def test_a_tool_call_shows_the_tools_own_name_its_server_and_labelled_data(
     served: str, page: Page
 ) -> None:
@@ -165,7 +193,7 @@ def test_interrupt_shows_interrupted_and_no_error_banner(served: str, page: Page
 
 
 @pytest.mark.timeout(120)
-def test_the_chat_stays_on_the_newest_message_across_tab_switches_and_splits(
+def test_the_chat_stays_on_the_newest_message_across_tab_switches_splits_and_closes(
     served: str, page: Page
 ) -> None:
     cell = open_chat(page, served)
@@ -186,6 +214,10 @@ def test_the_chat_stays_on_the_newest_message_across_tab_switches_and_splits(
     # A split moves the cell into a new pane: still at the bottom.
     cell.get_by_title("Split down").click()
     expect(page.locator(".cell")).to_have_count(2)
+    wait_at_bottom(page, cell)
+    # Closing the other cell moves it back: still at the bottom.
+    page.locator('.cell[data-agent=""]').get_by_title("Close cell").click()
+    expect(page.locator(".cell")).to_have_count(1)
     wait_at_bottom(page, cell)
 
     # Scrolled up, the user stays where they were across a tab switch...

@@ -27,6 +27,8 @@ mid-turn, ``USE_TOOL`` shows a scripted ``mcp__idea__ping`` call answered ``pong
 ``WHAT_CONTEXT`` answers ``context: <appended system prompt in effect>``, ``MARKDOWN`` answers
 ``MARKDOWN_REPLY`` (headings, a table, code, a task list), ``HOSTILE`` answers ``HOSTILE_REPLY``
 (markup that would run script if a UI let it); anything else is answered ``echo: <prompt>``.
+With ``STREAM`` in the prompt too, the answer comes in ``STREAM_PIECE``-character assistant
+messages ``STREAM_PAUSE_S`` apart, as a reply being written.
 
 Usage as 2.1.332 reports it: every answered turn's ``result.usage`` is ``TURN_USAGE`` and costs
 ``TURN_COST``; ``total_cost_usd`` is the conversation's running total (recorded in the transcript,
@@ -57,6 +59,7 @@ TURN_USAGE = {
 }
 TURN_COST = 0.0025
 RESETS_IN_S = 3600
+STREAM_PIECE, STREAM_PAUSE_S = 9, 0.01
 NO_USAGE = dict.fromkeys(TURN_USAGE, 0)
 MARKDOWN_REPLY = """## Plan for `parse()`
 
@@ -401,7 +404,13 @@ class Cli:
             text = MARKDOWN_REPLY
         elif "HOSTILE" in prompt:
             text = HOSTILE_REPLY
-        self.message(turn, "assistant", [{"type": "text", "text": text}])
+        if "STREAM" in prompt:
+            for start in range(0, len(text), STREAM_PIECE):
+                piece = text[start : start + STREAM_PIECE]
+                self.message(turn, "assistant", [{"type": "text", "text": piece}])
+                time.sleep(STREAM_PAUSE_S)
+        else:
+            self.message(turn, "assistant", [{"type": "text", "text": text}])
         self.result(turn, "success", text, "completed")
 
     def message(self, turn: dict, role: str, content: list[dict], **extra: str) -> None:

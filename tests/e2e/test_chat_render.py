@@ -127,6 +127,7 @@ def test_a_tool_call_shows_the_tools_own_name_its_server_and_labelled_data(
     tool.locator("summary").click()
     expect(tool.locator(".tool-output .tool-label")).to_have_text("Output")
     expect(tool.locator(".tool-output pre")).to_have_text("pong")
+    screenshot(page, "chat-tool")
 
 
 @pytest.mark.timeout(90)

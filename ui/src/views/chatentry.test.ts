@@ -85,10 +85,15 @@ describe("a tool call", () => {
     expect(el.querySelector(".tool-output code")?.textContent).toBe('{\n  "reply": "ok"\n}');
   });
 
-  it("changes signature when its output comes", () => {
-    const e: Entry = { kind: "tool", id: "t1", name: "Bash", input: {}, output: null, isError: false };
+  it("changes signature when its output comes, and stays open if the user opened it", () => {
+    const e: Entry = { kind: "tool", id: "t1", name: "Bash", input: { command: "make" }, output: null, isError: false };
     const before = signature(e);
+    const view = entryView(e);
+    (view.el as HTMLDetailsElement).open = true;
     e.output = "done";
     expect(signature(e)).not.toBe(before);
+    view.update(e);
+    expect((view.el as HTMLDetailsElement).open).toBe(true);
+    expect(view.el.querySelector(".tool-output pre")?.textContent).toBe("done");
   });
 });

@@ -50,6 +50,8 @@ class Replaced<E extends Entry> implements EntryView {
   }
   update(e: Entry): number {
     const next = this.draw(e as E);
+    // A tool call the user opened stays open when its output comes.
+    if (this.el instanceof HTMLDetailsElement && next instanceof HTMLDetailsElement) next.open = this.el.open;
     this.el.replaceWith(next);
     this.el = next;
     return 0;

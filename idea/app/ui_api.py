@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from idea.app.doctor import DoctorRow
@@ -31,6 +32,7 @@ from idea.app.ui_json import (
 from idea.app.ui_layout_ops import LAYOUT_OPS, apply_op
 from idea.app.ui_params import choice, opt_bool, opt_choice, opt_int, opt_text, text
 from idea.application.board import project_work_state
+from idea.application.caller import AskProgress
 from idea.application.change_layout import change_layout
 from idea.application.create_agent import NewAgent, create_agent
 from idea.application.edit_agent import (
@@ -46,6 +48,7 @@ from idea.domain.agent import Agent, Workspace
 from idea.domain.commands import AgentChanges as AgentChangesCommand
 from idea.domain.commands import AskAgent, Command, DiscardAgentChanges, MergeAgent, Source
 from idea.domain.errors import (
+    AgentFailed,
     Conflict,
     CorruptFile,
     Invalid,
@@ -86,6 +89,15 @@ Result = JsonValue | Awaitable[JsonValue]
 Method = Callable[[TerminalViews, JsonObject], Result]
 
 
+@dataclass(eq=False, slots=True)
+class _ChatTurn:
+    """A ``chat.send`` in flight: whether its turn is the one running, and whether
+    ``chat.interrupt`` stopped it (then its AGENT_FAILED is the interruption, not a failure)."""
+
+    running: bool = False
+    interrupted: bool = False
+
+
 class UiApi:
     def __init__(
         self,
@@ -98,6 +110,7 @@ class UiApi:
         self._problems = problems
         self._history = history
         self._doctor = doctor
+        self._chat_turns: dict[str, list[_ChatTurn]] = {}  # agent name -> its chat.sends
         # "agents.create" is served by ``agents_create``, and so on.
         self.methods: dict[str, Method] = {
             name: getattr(self, name.replace(".", "_")) for name in METHODS
@@ -339,8 +352,24 @@ class UiApi:
         if not message.strip():
             raise MissingField("text")
         command = AskAgent(target=name, task=message)
-        # Through the orchestrator: it waits in the agent's FIFO like any other ask.
-        outcome = await self._rt.orchestrator.dispatch(command, Source.UI)
+        turn = _ChatTurn()
+
+        def progress(p: AskProgress) -> None:
+            turn.running = p.position == 0
+
+        turns = self._chat_turns.setdefault(name, [])
+        turns.append(turn)
+        try:
+            # Through the orchestrator: it waits in the agent's FIFO like any other ask.
+            outcome = await self._rt.orchestrator.dispatch(command, Source.UI, progress=progress)
+        except AgentFailed:
+            if turn.interrupted:
+                return {"reply": None, "interrupted": True}
+            raise
+        finally:
+            turns.remove(turn)
+            if not turns:
+                del self._chat_turns[name]
         return {"reply": outcome.reply}
 
     def chat_history(self, _: TerminalViews, p: JsonObject) -> JsonValue:
@@ -352,6 +381,8 @@ class UiApi:
         session = self._rt.sessions.structured_session(agent.id)
         if session is None or not session.busy:
             return {"interrupted": False}
+        for turn in self._chat_turns.get(agent.name, []):
+            turn.interrupted = turn.interrupted or turn.running
         await session.interrupt()
         return {"interrupted": True}
 

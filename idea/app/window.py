@@ -22,10 +22,12 @@ import signal
 import subprocess
 import sys
 import threading
+import webbrowser
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TypeGuard
+from urllib.parse import urlsplit
 
 from idea.app.headless import Printer, serve_project, serve_until_signalled
 from idea.app.project_host import ProjectHost
@@ -38,6 +40,9 @@ PROBE_TIMEOUT_S = 30.0
 OPEN_TIMEOUT_S = 120.0  # opening reconciles the project: it may wait for leftover processes
 CLOSE_TIMEOUT_S = 30.0
 EXIT_CORE_STUCK = 1
+# What the page may hand to the system browser: a web address, nothing that runs or reads files.
+EXTERNAL_SCHEMES = ("http", "https")
+EXTERNAL_URL_MAX = 8192
 
 # The UI resolves ``window.ideaReady`` once the project is shown (bounded, in case the page is
 # not the built UI); then two animation frames make sure it was painted.
@@ -274,14 +279,38 @@ class _WindowApp:
             self._core.stop()
 
 
+def external_url(url: object) -> TypeGuard[str]:
+    """True for an absolute http(s) URL with a host and no whitespace or control characters: the
+    only links a chat message may open in the system browser (no ``file:``, ``javascript:``, no
+    argument for the opener that starts with ``-``)."""
+    if not isinstance(url, str) or not url or len(url) > EXTERNAL_URL_MAX:
+        return False
+    if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:  # an unbalanced "[" in the host, a bad port
+        return False
+    return parts.scheme.lower() in EXTERNAL_SCHEMES and bool(host)
+
+
 class _WindowBridge:
-    """What the page may call in the window (``window.pywebview.api``): only the folder dialog.
+    """What the page may call in the window (``window.pywebview.api``): the folder dialog, and
+    opening a web link in the system browser.
 
     Its public attributes are exposed to JavaScript, so it holds the app behind a private name.
     """
 
-    def __init__(self, app: _WindowApp) -> None:
+    def __init__(
+        self, app: _WindowApp, open_browser: Callable[[str], bool] = webbrowser.open
+    ) -> None:
         self._app = app
+        self._open_browser = open_browser
 
     def pick_folder(self) -> str | None:
         return self._app.pick_folder()
+
+    def open_url(self, url: object) -> bool:
+        """Open ``url`` in the system browser if ``external_url`` accepts it; False otherwise."""
+        return external_url(url) and bool(self._open_browser(url))

@@ -67,7 +67,7 @@ def test_split_terminal_chat_reload_board_and_log(served: str, page: Page) -> No
     expect(cell_of(page, "bot").locator(".msg.user")).to_have_text(message)
     expect(cell_of(page, "bot").locator(".msg.assistant")).to_have_text(f"echo: {message}")
     expect(cell_of(page, "bot").locator(".chat-busy")).to_be_hidden()
-    expect(cell_of(page, "bot").locator(".msg.tool summary")).to_contain_text("mcp__idea__ping")
+    expect(cell_of(page, "bot").locator(".msg.tool .tool-name")).to_have_text("ping")
     # The board (the side panel's first view) follows: both agents are live.
     for name, mode in (("sh", "terminal"), ("bot", "structured")):
         badge = page.locator(f'.board-row[data-agent="{name}"] .badge').first
@@ -81,7 +81,7 @@ def test_split_terminal_chat_reload_board_and_log(served: str, page: Page) -> No
     # The chat comes back whole from the server's history, tool call included.
     expect(cell_of(page, "bot").locator(".msg.user")).to_have_text(message)
     expect(cell_of(page, "bot").locator(".msg.assistant")).to_have_text(f"echo: {message}")
-    expect(cell_of(page, "bot").locator(".msg.tool summary")).to_contain_text("mcp__idea__ping")
+    expect(cell_of(page, "bot").locator(".msg.tool .tool-name")).to_have_text("ping")
 
     # The board lists both agents, live.
     page.locator('[data-panel="board"]').click()
@@ -471,7 +471,7 @@ def test_chat_shows_what_waits_in_the_agents_queue_and_stop_moves_it_on(
     composer.press("Enter")
     expect(busy).to_have_text("working… · 1 more waiting")
     expect(cell_of(page, "bot").locator(".msg.user.pending")).to_have_text("next one")
-    cell_of(page, "bot").locator(".chat-buttons").get_by_role("button", name="Stop").click()
+    cell_of(page, "bot").locator(".chat-buttons").get_by_role("button", name="Interrupt").click()
     expect(cell_of(page, "bot").locator(".msg.assistant").last).to_have_text("echo: next one")
     expect(busy).to_be_hidden()
     expect(cell_of(page, "bot").locator(".msg.user.pending")).to_have_count(0)

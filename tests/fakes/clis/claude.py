@@ -24,8 +24,11 @@ API-error result (``subtype: success``, ``is_error: true``), ``RATELIMIT`` ends 
 result after a rejected ``rate_limit_event`` whose window resets in ``RESETS_IN_S``, ``CRASH``
 writes to stderr and exits 3
 mid-turn, ``USE_TOOL`` shows a scripted ``mcp__idea__ping`` call answered ``pong`` (no real call),
-``WHAT_CONTEXT`` answers ``context: <appended system prompt in effect>``; anything else is answered
-``echo: <prompt>``.
+``WHAT_CONTEXT`` answers ``context: <appended system prompt in effect>``, ``MARKDOWN`` answers
+``MARKDOWN_REPLY`` (headings, a table, code, a task list), ``HOSTILE`` answers ``HOSTILE_REPLY``
+(markup that would run script if a UI let it); anything else is answered ``echo: <prompt>``.
+With ``STREAM`` in the prompt too, the answer comes in ``STREAM_PIECE``-character assistant
+messages ``STREAM_PAUSE_S`` apart, as a reply being written.
 
 Usage as 2.1.332 reports it: every answered turn's ``result.usage`` is ``TURN_USAGE`` and costs
 ``TURN_COST``; ``total_cost_usd`` is the conversation's running total (recorded in the transcript,
@@ -56,7 +59,62 @@ TURN_USAGE = {
 }
 TURN_COST = 0.0025
 RESETS_IN_S = 3600
+STREAM_PIECE, STREAM_PAUSE_S = 9, 0.01
 NO_USAGE = dict.fromkeys(TURN_USAGE, 0)
+MARKDOWN_REPLY = """## Plan for `parse()`
+
+The parser in `src/parser.py` ignores **quoting** and *whitespace*.
+
+| Case | Input | Expected |
+| --- | --- | ---: |
+| plain | `a,b` | `["a", "b"]` |
+| quoted | `"a,b",c` | `["a,b", "c"]` |
+
+```python
+import csv
+
+def parse(line: str) -> list[str]:
+    return [f.strip() for f in next(csv.reader([line]))]
+```
+
+- [x] strip whitespace
+- [ ] honour quotes
+
+> Note: `csv.reader` handles the quoting rules.
+
+See the [csv module docs](https://docs.python.org/3/library/csv.html)."""
+# Each line would set ``window.__pwned`` (or hide the app) if the UI ran what an agent writes.
+HOSTILE_REPLY = """# Hostile
+
+<script>window.__pwned = "script"</script>
+
+<img src=x onerror="window.__pwned = 'img'">
+
+<svg onload="window.__pwned = 'svg'"></svg>
+
+<iframe src="javascript:parent.__pwned = 'iframe'"></iframe>
+
+<style>.chat-view, .cell { display: none !important }</style>
+
+<details open ontoggle="window.__pwned = 'details'">x</details>
+
+<a href="javascript:window.__pwned = 'html-link'">html link</a>
+
+[md link](javascript:window.__pwned='md-link')
+
+[data link](data:text/html;base64,PHNjcmlwdD5wYXJlbnQuX19wd25lZD0xPC9zY3JpcHQ+)
+
+![pixel](https://127.0.0.1:9/pixel.png)
+
+<div style="position:fixed;inset:0;background:red">cover the app</div>
+
+[web link](https://example.com/docs)
+
+```"><img src=x onerror="window.__pwned = 'fence'">
+code
+```
+
+END OF HOSTILE"""
 # flag -> (option name, arity): "bool", "value", "optional" (value if the next arg is not a
 # flag) or "variadic" (one value, then every following arg that does not start with "-").
 FLAGS = {
@@ -342,7 +400,17 @@ class Cli:
             self.message(turn, "user", [result])
         context = self.appended_prompt()
         text = f"context: {context}" if "WHAT_CONTEXT" in prompt else f"echo: {prompt}"
-        self.message(turn, "assistant", [{"type": "text", "text": text}])
+        if "MARKDOWN" in prompt:
+            text = MARKDOWN_REPLY
+        elif "HOSTILE" in prompt:
+            text = HOSTILE_REPLY
+        if "STREAM" in prompt:
+            for start in range(0, len(text), STREAM_PIECE):
+                piece = text[start : start + STREAM_PIECE]
+                self.message(turn, "assistant", [{"type": "text", "text": piece}])
+                time.sleep(STREAM_PAUSE_S)
+        else:
+            self.message(turn, "assistant", [{"type": "text", "text": text}])
         self.result(turn, "success", text, "completed")
 
     def message(self, turn: dict, role: str, content: list[dict], **extra: str) -> None:

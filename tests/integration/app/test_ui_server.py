@@ -154,6 +154,11 @@ class Api:
         assert reply["ok"] is True, reply
         return reply["result"]
 
+    async def result(self, request_id):
+        reply = await self.reply(request_id)
+        assert reply["ok"] is True, reply
+        return reply["result"]
+
     async def fail(self, method, **params):
         reply = await self.reply(await self.send(method, **params))
         assert reply["ok"] is False, reply
@@ -680,11 +685,32 @@ async def test_chat_interrupt_stops_the_running_turn(api, starter):
     async with asyncio.timeout(5):
         await session.turn_started.wait()
     assert await api.ok("chat.interrupt", name="bot") == {"interrupted": True}
-    assert (await api.reply(asked))["ok"] is False
+    # The UI stopped it: its chat.send says so instead of failing with AGENT_FAILED.
+    assert await api.result(asked) == {"reply": None, "interrupted": True}
     assert session.interrupts == 1
     assert (await api.fail("chat.interrupt", name="ghost"))["code"] == "NOT_FOUND"
     session.gate = None
     assert await api.ok("chat.send", name="bot", text="next") == {"reply": "echo: next"}
+
+
+async def test_only_the_turn_running_when_interrupted_is_reported_interrupted(api, starter):
+    await api.ok("session.launch", name="bot")
+    session = starter.structured[-1]
+    session.gate = asyncio.Event()
+    running = await api.send("chat.send", name="bot", text="long task")
+    async with asyncio.timeout(5):
+        await session.turn_started.wait()
+    queued = await api.send("chat.send", name="bot", text="queued")
+    await api.event("AgentQueueChanged", agent_id="id-bot", queued=2)
+    assert await api.ok("chat.interrupt", name="bot") == {"interrupted": True}
+    assert await api.result(running) == {"reply": None, "interrupted": True}
+    # The one waiting behind it was not interrupted: its own failure is still a failure.
+    await api.event("ChatEvent", agent_id="id-bot", type="turn_started", prompt="queued")
+    session.fail_next = "scripted failure"
+    session.gate.set()
+    reply = await api.reply(queued)
+    assert reply["ok"] is False
+    assert reply["error"]["code"] == "AGENT_FAILED"
 
 
 async def test_the_board_carries_usage_serving_chain_and_rate_limit(api, runtime, starter):

@@ -9,7 +9,7 @@ import type { ChatEntry, ChatHistory, ChatEventData, Delegation } from "./types"
 
 export type Entry =
   | { kind: "user"; text: string; from: string | null; pending: boolean }
-  | { kind: "assistant"; text: string; done: boolean; error: string | null }
+  | { kind: "assistant"; text: string; done: boolean; error: string | null; interrupted: boolean }
   | { kind: "tool"; id: string; name: string; input: unknown; output: string | null; isError: boolean };
 
 type Transcript = {
@@ -22,6 +22,8 @@ type Transcript = {
   held: ChatEntry[];
   /** Asks the agent holds, the running turn included (AgentQueueChanged). */
   queued: number;
+  /** This page asked to interrupt the running turn: its failure is that interruption. */
+  interruptAsked: boolean;
   listeners: Set<() => void>;
 };
 
@@ -30,7 +32,10 @@ const transcripts = new Map<string, Transcript>();
 export function transcript(agentId: string): Transcript {
   let t = transcripts.get(agentId);
   if (!t) {
-    t = { entries: [], busy: false, seeded: false, seq: 0, loading: false, held: [], queued: 0, listeners: new Set() };
+    t = {
+      entries: [], busy: false, seeded: false, seq: 0, loading: false, held: [], queued: 0,
+      interruptAsked: false, listeners: new Set(),
+    };
     transcripts.set(agentId, t);
   }
   return t;
@@ -48,16 +53,52 @@ function changed(t: Transcript): void {
 function openAnswer(t: Transcript): Entry & { kind: "assistant" } {
   const last = t.entries[t.entries.length - 1];
   if (last?.kind === "assistant" && !last.done) return last;
-  const entry = { kind: "assistant" as const, text: "", done: false, error: null };
+  const entry = { kind: "assistant" as const, text: "", done: false, error: null, interrupted: false };
   t.entries.push(entry);
   return entry;
 }
 
+export type UserEntry = Entry & { kind: "user" };
+
 /** The UI's own message, shown at once; its turn may wait behind others in the agent's queue. */
-export function addUserMessage(agentId: string, text: string): void {
+export function addUserMessage(agentId: string, text: string): UserEntry {
   const t = transcript(agentId);
-  t.entries.push({ kind: "user", text, from: null, pending: true });
+  const entry: UserEntry = { kind: "user", text, from: null, pending: true };
+  t.entries.push(entry);
   t.busy = true;
+  changed(t);
+  return entry;
+}
+
+/** This page sends `chat.interrupt`: the running turn, if it then fails, was interrupted. */
+export function askInterrupt(agentId: string, asked = true): void {
+  transcript(agentId).interruptAsked = asked;
+}
+
+/** The answer to `message` (the entry, or the latest message with its text): null if none yet. */
+function answerTo(t: Transcript, message: UserEntry): (Entry & { kind: "assistant" }) | null {
+  let i = t.entries.indexOf(message);
+  for (let j = t.entries.length - 1; i < 0 && j >= 0; j--) {
+    const e = t.entries[j];
+    if (e.kind === "user" && e.text === message.text && !e.from) i = j;
+  }
+  if (i < 0) return null;
+  for (const e of t.entries.slice(i + 1)) {
+    if (e.kind === "user") return null;
+    if (e.kind === "assistant") return e;
+  }
+  return null;
+}
+
+/** `chat.send` said the turn of `message` was interrupted: show it so, not as a failure. */
+export function markInterrupted(agentId: string, message: UserEntry): void {
+  const t = transcript(agentId);
+  const answer = answerTo(t, message);
+  if (answer) {
+    answer.interrupted = true;
+    answer.error = null;
+    answer.done = true;
+  }
   changed(t);
 }
 
@@ -95,6 +136,7 @@ function apply(t: Transcript, ev: ChatEntry): void {
       if (mine?.kind === "user") mine.pending = false;
       else t.entries.push({ kind: "user", text: ev.prompt, from, pending: false });
       t.busy = true;
+      t.interruptAsked = false;
       break;
     }
     case "text":
@@ -117,7 +159,9 @@ function apply(t: Transcript, ev: ChatEntry): void {
       const answer = openAnswer(t);
       if (!answer.text) answer.text = ev.text;
       answer.done = true;
-      answer.error = ev.is_error ? (ev.error ?? "the turn failed") : null;
+      answer.interrupted = ev.is_error && t.interruptAsked;
+      answer.error = ev.is_error && !answer.interrupted ? (ev.error ?? "the turn failed") : null;
+      t.interruptAsked = false;
       t.busy = t.entries.some((e) => e.kind === "user" && e.pending);
       break;
     }
@@ -165,7 +209,8 @@ async function seedFromLog(t: Transcript, agentName: string): Promise<void> {
     if (r.target !== agentName || r.action !== "agent.message") continue;
     const from = r.requester ? (store.agentById(r.requester)?.name ?? r.requester) : null;
     past.push({ kind: "user", text: r.prompt, from, pending: false });
-    past.push({ kind: "assistant", text: r.reply ?? "", done: true, error: r.ok ? null : (r.code ?? "failed") });
+    const error = r.ok ? null : (r.code ?? "failed");
+    past.push({ kind: "assistant", text: r.reply ?? "", done: true, error, interrupted: false });
   }
   t.entries = [...past, ...t.entries];
 }

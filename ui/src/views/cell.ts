@@ -117,7 +117,17 @@ export class CellView {
           )
         : null,
       agent?.live && agent.node_id === leafId
-        ? h("button.btn.small", { title: "Stop the agent", onclick: () => void this.stop(agent) }, "Stop")
+        ? h(
+            "button.btn.small.stop-agent",
+            {
+              title:
+                this.leaf.view === "chat"
+                  ? "End the agent's process (Interrupt, by the message box, stops only the running turn)"
+                  : "End the agent's process",
+              onclick: () => void this.stop(agent),
+            },
+            "Stop agent",
+          )
         : null,
       h("button.btn.small.icon", { title: "Split right (Alt+Shift+→)", onclick: () => void this.split("row") }, "⇥"),
       h("button.btn.small.icon", { title: "Split down (Alt+Shift+↓)", onclick: () => void this.split("column") }, "⤓"),

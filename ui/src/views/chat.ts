@@ -1,13 +1,25 @@
 // A chat cell: the transcript of a structured agent, streaming, tool calls folded, and a composer.
+// Renders on animation frames, only the entries that changed (model/chatrender.ts). Scrolling sticks
+// to the newest message unless the user scrolled up, across re-layouts (a tab switch, a split) and
+// across views of the same agent; a message sent always scrolls to it.
 
 import { api } from "../model/api";
-import { addUserMessage, type Entry, seed, setIdle, transcript } from "../model/chatlog";
+import { addUserMessage, askInterrupt, markInterrupted, seed, setIdle, transcript } from "../model/chatlog";
+import { atBottom, planRender, type Shown } from "../model/chatrender";
 import { showError } from "./banner";
-import { clear, h } from "./dom";
+import { type EntryView, entryView, signature } from "./chatentry";
+import { h } from "./dom";
+
+type SendResult = { reply: string | null; interrupted?: boolean };
+type WindowBridge = { open_url(url: string): Promise<boolean> };
+
+/** Per agent: null while following the newest message, else where the user scrolled to. */
+const scrolledTo = new Map<string, number | null>();
 
 export class ChatView {
   readonly el = h("div.chat-view");
   private log = h("div.chat-log");
+  private empty = h("div.chat-empty");
   private busyText = h("span.chat-busy-text", {}, "working…");
   private busy = h("div.chat-busy", {}, h("span.spinner"), this.busyText);
   private input = h("textarea.chat-input", {
@@ -15,26 +27,41 @@ export class ChatView {
     placeholder: "Message… (Enter to send, Shift+Enter for a new line)",
   });
   private sendBtn = h("button.btn.primary", { onclick: () => void this.send() }, "Send");
-  private stopBtn = h("button.btn", { onclick: () => void this.interrupt() }, "Stop");
+  private interruptBtn = h(
+    "button.btn.chat-interrupt",
+    { title: "Interrupt the running turn (the agent keeps running)", onclick: () => void this.interrupt() },
+    "Interrupt",
+  );
+  private views: EntryView[] = [];
+  private shown: Shown[] = [];
+  private frame = 0;
+  private retry: ReturnType<typeof setTimeout> | undefined;
+  private resize: ResizeObserver;
   private unsubscribe: () => void;
 
   constructor(
     private readonly agentId: string,
     private readonly agentName: string,
   ) {
+    this.empty.textContent = `Say something to ${agentName}.`;
     this.input.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
         void this.send();
       }
     });
+    this.log.addEventListener("scroll", () => this.onScroll());
+    this.log.addEventListener("click", (e) => openLink(e));
+    // Attached again (a tab switch, a split moved the cell) or resized: back where it was.
+    this.resize = new ResizeObserver(() => this.restoreScroll());
+    this.resize.observe(this.log);
     this.el.append(
       this.log,
       this.busy,
-      h("div.chat-composer", {}, this.input, h("div.chat-buttons", {}, this.sendBtn, this.stopBtn)),
+      h("div.chat-composer", {}, this.input, h("div.chat-buttons", {}, this.sendBtn, this.interruptBtn)),
     );
     const t = transcript(agentId);
-    const listener = () => this.render();
+    const listener = () => this.schedule();
     t.listeners.add(listener);
     this.unsubscribe = () => t.listeners.delete(listener);
     this.render();
@@ -49,9 +76,11 @@ export class ChatView {
     const text = this.input.value.trim();
     if (!text) return;
     this.input.value = "";
-    addUserMessage(this.agentId, text);
+    scrolledTo.set(this.agentId, null); // what you send, you see
+    const message = addUserMessage(this.agentId, text);
     try {
-      await api.call("chat.send", { name: this.agentName, text });
+      const r = await api.call<SendResult>("chat.send", { name: this.agentName, text });
+      if (r?.interrupted) markInterrupted(this.agentId, message);
     } catch (e) {
       setIdle(this.agentId);
       showError(e, `Message to ${this.agentName}`);
@@ -59,58 +88,84 @@ export class ChatView {
   }
 
   private async interrupt(): Promise<void> {
+    askInterrupt(this.agentId);
     try {
-      await api.call("chat.interrupt", { name: this.agentName });
+      const r = await api.call<{ interrupted: boolean }>("chat.interrupt", { name: this.agentName });
+      if (!r.interrupted) askInterrupt(this.agentId, false);
     } catch (e) {
+      askInterrupt(this.agentId, false);
       showError(e);
     }
   }
 
+  /** Render on the next frame: many deltas in one frame make one render. */
+  private schedule(): void {
+    if (!this.frame) this.frame = requestAnimationFrame(() => ((this.frame = 0), this.render()));
+  }
+
   private render(): void {
+    clearTimeout(this.retry);
     const t = transcript(this.agentId);
-    const atBottom = this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 40;
-    clear(
-      this.log,
-      ...(t.entries.length
-        ? t.entries.map(renderEntry)
-        : [h("div.chat-empty", {}, `Say something to ${this.agentName}.`)]),
-    );
+    const now = t.entries.map((entry) => ({ entry, sig: signature(entry) }));
+    const plan = planRender(this.shown, now);
+    if (plan.removeFrom !== null) {
+      for (const v of this.views.splice(plan.removeFrom)) v.el.remove();
+      this.shown.splice(plan.removeFrom);
+    }
+    let wait = 0;
+    for (const i of plan.update) {
+      const { entry, sig } = now[i];
+      const view = this.views[i];
+      let later = 0;
+      if (view && this.shown[i].entry === entry) {
+        later = view.update(entry);
+      } else {
+        const fresh = entryView(entry);
+        if (view) view.el.replaceWith(fresh.el);
+        else this.log.append(fresh.el);
+        this.views[i] = fresh;
+      }
+      // Put off: keep the old signature so that the next render tries again.
+      this.shown[i] = later > 0 && this.shown[i] ? { entry, sig: this.shown[i].sig } : { entry, sig };
+      wait = later > 0 ? (wait ? Math.min(wait, later) : later) : wait;
+    }
+    if (wait > 0) this.retry = setTimeout(() => this.schedule(), wait);
+    if (!t.entries.length) this.log.append(this.empty);
+    else this.empty.remove();
     const waiting = Math.max(0, t.queued - 1);
     this.busy.hidden = !t.busy && t.queued === 0;
     this.busyText.textContent = waiting ? `working… · ${waiting} more waiting` : "working…";
-    this.stopBtn.disabled = !t.busy;
-    if (atBottom) this.log.scrollTop = this.log.scrollHeight;
+    this.interruptBtn.disabled = !t.busy;
+    this.restoreScroll();
+  }
+
+  private onScroll(): void {
+    const log = this.log;
+    if (!log.isConnected || log.clientHeight === 0) return; // detached or hidden: not the user
+    scrolledTo.set(this.agentId, atBottom(log.scrollTop, log.scrollHeight, log.clientHeight) ? null : log.scrollTop);
+  }
+
+  private restoreScroll(): void {
+    const log = this.log;
+    if (!log.isConnected || log.clientHeight === 0) return;
+    const top = scrolledTo.get(this.agentId) ?? null;
+    log.scrollTop = top === null ? log.scrollHeight : top;
   }
 
   dispose(): void {
     this.unsubscribe();
+    this.resize.disconnect();
+    cancelAnimationFrame(this.frame);
+    clearTimeout(this.retry);
   }
 }
 
-function renderEntry(e: Entry): HTMLElement {
-  switch (e.kind) {
-    case "user":
-      return h(
-        "div.msg.user",
-        { class: e.pending ? "pending" : "", title: e.pending ? "Waiting for its turn" : undefined },
-        e.from ? h("div.msg-from", {}, `from ${e.from}`) : null,
-        e.text,
-      );
-    case "assistant":
-      return h(
-        "div.msg.assistant",
-        { class: e.done ? "" : "streaming" },
-        e.text,
-        e.error ? h("div.msg-error", {}, e.error) : null,
-      );
-    case "tool":
-      return h(
-        "details.msg.tool",
-        { class: e.isError ? "error" : "" },
-        // Text, not an emoji: the window may have no emoji font.
-        h("summary", {}, h("span.tool-tag", {}, "tool"), e.name, e.output === null ? " …" : ""),
-        h("pre", {}, JSON.stringify(e.input, null, 2)),
-        e.output !== null ? h("pre.tool-output", {}, e.output) : null,
-      );
-  }
+/** A link in a reply: a new tab in a browser (the HTML says so), the system browser in the window. */
+function openLink(e: MouseEvent): void {
+  const a = (e.target as Element | null)?.closest?.("a[href]");
+  if (!(a instanceof HTMLAnchorElement)) return;
+  const bridge = (window as unknown as { pywebview?: { api?: Partial<WindowBridge> } }).pywebview?.api;
+  if (typeof bridge?.open_url !== "function") return;
+  e.preventDefault();
+  void bridge.open_url(a.href);
 }

@@ -1,0 +1,89 @@
+import { beforeEach, describe, expect, it } from "vitest";
+
+import {
+  addUserMessage,
+  askInterrupt,
+  forgetTranscripts,
+  markInterrupted,
+  onChatEvent,
+  transcript,
+} from "./chatlog";
+import type { ChatEventData } from "./types";
+
+let seq = 0;
+function ev(data: Record<string, unknown>): ChatEventData {
+  seq += 1;
+  return { agent_id: "a1", agent_name: "bot", seq, ...data } as unknown as ChatEventData;
+}
+const started = (prompt: string) => ev({ type: "turn_started", requester_id: null, prompt });
+const text = (t: string) => ev({ type: "text", text: t });
+const failed = (error: string) =>
+  ev({ type: "final", text: "", is_error: true, error, conversation_id: null });
+const finished = (t: string) => ev({ type: "final", text: t, is_error: false, error: null, conversation_id: null });
+
+function answers() {
+  return transcript("a1").entries.filter((e) => e.kind === "assistant");
+}
+
+beforeEach(() => forgetTranscripts());
+
+describe("an interrupted turn", () => {
+  it("shows as interrupted, not as an error, when this page asked for it", () => {
+    addUserMessage("a1", "SLOW task");
+    onChatEvent(started("SLOW task"));
+    onChatEvent(text("Working on"));
+    askInterrupt("a1");
+    onChatEvent(failed("aborted_streaming: [ede_diagnostic] result_type=user"));
+    expect(answers()).toEqual([
+      { kind: "assistant", text: "Working on", done: true, error: null, interrupted: true },
+    ]);
+  });
+
+  it("stays a failure when nobody asked to interrupt it", () => {
+    addUserMessage("a1", "FAIL");
+    onChatEvent(started("FAIL"));
+    onChatEvent(failed("API Error: 500"));
+    expect(answers()[0]).toMatchObject({ error: "API Error: 500", interrupted: false });
+  });
+
+  it("does not carry the request over to the next turn", () => {
+    addUserMessage("a1", "first");
+    onChatEvent(started("first"));
+    askInterrupt("a1");
+    onChatEvent(finished("done anyway")); // it finished before the interrupt landed
+    addUserMessage("a1", "second");
+    onChatEvent(started("second"));
+    onChatEvent(failed("API Error: 500"));
+    expect(answers().map((a) => [a.interrupted, a.error])).toEqual([
+      [false, null],
+      [false, "API Error: 500"],
+    ]);
+  });
+
+  it("is marked when chat.send says so, even if another page interrupted it", () => {
+    const mine = addUserMessage("a1", "long");
+    onChatEvent(started("long"));
+    onChatEvent(failed("interrupted"));
+    expect(answers()[0].error).toBe("interrupted");
+    markInterrupted("a1", mine);
+    expect(answers()[0]).toMatchObject({ error: null, interrupted: true, done: true });
+  });
+
+  it("is found by its text once the history replaced the page's own entry", () => {
+    onChatEvent(started("long"));
+    onChatEvent(failed("interrupted"));
+    markInterrupted("a1", { kind: "user", text: "long", from: null, pending: false });
+    expect(answers()[0].interrupted).toBe(true);
+  });
+
+  it("marks only the answer of that message", () => {
+    const first = addUserMessage("a1", "one");
+    onChatEvent(started("one"));
+    onChatEvent(finished("answer one"));
+    addUserMessage("a1", "two");
+    markInterrupted("a1", first);
+    onChatEvent(started("two"));
+    onChatEvent(failed("boom"));
+    expect(answers().map((a) => a.interrupted)).toEqual([true, false]);
+  });
+});

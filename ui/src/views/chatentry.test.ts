@@ -1,0 +1,99 @@
+// @vitest-environment jsdom
+import { describe, expect, it } from "vitest";
+
+import type { Entry } from "../model/chatlog";
+import { entryView, signature } from "./chatentry";
+
+function reply(): Entry & { kind: "assistant" } {
+  return { kind: "assistant", text: "", done: false, error: null, interrupted: false };
+}
+
+describe("a streaming reply", () => {
+  it("keeps the blocks already complete and renders only the one being written", () => {
+    const e = reply();
+    const view = entryView(e);
+    e.text = "# Title\n\nFirst paragraph.\n\nSecond, being wri";
+    view.update(e);
+    const title = view.el.querySelector("h1");
+    const first = view.el.querySelectorAll("p")[0];
+    expect(title?.textContent).toBe("Title");
+    expect(view.el.querySelectorAll("p")[1].textContent).toBe("Second, being wri");
+
+    e.text += "tten.\n\n```python\nx = 1\n\ny = 2\n";
+    view.update(e);
+    expect(view.el.querySelector("h1")).toBe(title); // not rendered again
+    expect(view.el.querySelectorAll("p")[0]).toBe(first);
+    expect(view.el.querySelectorAll("p")[1].textContent).toBe("Second, being written.");
+    // The open code block is not cut at its blank line.
+    expect(view.el.querySelectorAll(".code-block")).toHaveLength(1);
+    expect(view.el.querySelector("pre code")?.textContent).toBe("x = 1\n\ny = 2\n");
+    expect(view.el.classList.contains("streaming")).toBe(true);
+  });
+
+  it("is rendered whole once done, with a Copy button on its code", () => {
+    const e = reply();
+    const view = entryView(e);
+    e.text = "1. one\n\n2. two\n\n```sh\nmake\n```";
+    view.update(e);
+    e.done = true;
+    view.update(e);
+    expect(view.el.querySelectorAll("ol")).toHaveLength(1); // one list, not two halves
+    expect(view.el.querySelectorAll("li")).toHaveLength(2);
+    expect(view.el.querySelector(".code-block .code-lang")?.textContent).toBe("sh");
+    expect(view.el.querySelector(".code-block button.code-copy")?.textContent).toBe("Copy");
+    expect(view.el.classList.contains("streaming")).toBe(false);
+  });
+
+  it("puts off re-rendering a huge block being written, not what was just completed", () => {
+    const e = { ...reply(), text: "x".repeat(40_000) };
+    const view = entryView(e); // renders at once
+    expect(view.el.textContent).toContain("xxx");
+    e.text += "y";
+    const wait = view.update(e);
+    expect(wait).toBeGreaterThan(0);
+    expect(view.el.textContent).not.toContain("y"); // not yet
+    e.text += "\n\nnext";
+    expect(view.update(e)).toBe(0); // a block was completed: the tail goes now
+    expect(view.el.textContent).toContain("y");
+    expect(view.el.textContent).toContain("next");
+  });
+});
+
+describe("an interrupted reply", () => {
+  it("shows a neutral marker, with the words said before it, and no error", () => {
+    const e = { ...reply(), text: "Started to", done: true, interrupted: true };
+    const view = entryView(e);
+    expect(view.el.querySelector(".chat-interrupted")?.textContent).toBe("Interrupted");
+    expect(view.el.querySelector(".msg-error")).toBeNull();
+    expect(view.el.classList.contains("bare")).toBe(false);
+    const bare = entryView({ ...reply(), done: true, interrupted: true });
+    expect(bare.el.classList.contains("bare")).toBe(true);
+  });
+});
+
+describe("a tool call", () => {
+  it("is labelled by the tool's own name, its server apart, input and output labelled", () => {
+    const e: Entry = {
+      kind: "tool", id: "t1", name: "mcp__idea__idea_ask_agent",
+      input: { targetAgent: "beta", task: "review" }, output: '{"reply":"ok"}', isError: false,
+    };
+    const el = entryView(e).el;
+    expect(el.querySelector(".tool-name")?.textContent).toBe("idea_ask_agent");
+    expect(el.querySelector(".tool-server")?.textContent).toBe("idea");
+    expect([...el.querySelectorAll(".tool-label")].map((l) => l.textContent)).toEqual(["Input", "Output"]);
+    expect(el.querySelector(".tool-input code .hljs-attr")?.textContent).toBe('"targetAgent"');
+    expect(el.querySelector(".tool-output code")?.textContent).toBe('{\n  "reply": "ok"\n}');
+  });
+
+  it("changes signature when its output comes, and stays open if the user opened it", () => {
+    const e: Entry = { kind: "tool", id: "t1", name: "Bash", input: { command: "make" }, output: null, isError: false };
+    const before = signature(e);
+    const view = entryView(e);
+    (view.el as HTMLDetailsElement).open = true;
+    e.output = "done";
+    expect(signature(e)).not.toBe(before);
+    view.update(e);
+    expect((view.el as HTMLDetailsElement).open).toBe(true);
+    expect(view.el.querySelector(".tool-output pre")?.textContent).toBe("done");
+  });
+});

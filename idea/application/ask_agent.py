@@ -71,13 +71,14 @@ DEADLINE_MARGIN_S = 5.0
 @dataclass(frozen=True, slots=True)
 class Serving:
     """The turn an agent is in: for which hop, until when (loop time, and epoch ms), since when
-    (epoch ms) and how long the ask waited for it."""
+    (epoch ms), how long the ask waited for it and the door it came through."""
 
     hop: Hop
     ends: float
     ends_at_ms: int
     started_at_ms: int
     queued_ms: int
+    source: str | None
 
 
 class AgentAsker:
@@ -373,7 +374,9 @@ class AgentAsker:
         # Asks it makes meanwhile join this chain and end before this turn does.
         started_at_ms = self._clock.now_ms()
         ends_at_ms = started_at_ms + round((ends - now) * 1000)
-        self._serving[agent.id] = Serving(hop, ends, ends_at_ms, started_at_ms, trace.queued_ms)
+        self._serving[agent.id] = Serving(
+            hop, ends, ends_at_ms, started_at_ms, trace.queued_ms, trace.source
+        )
         self._chains.serving(hop, True)
         try:
             final = await session.send_blocking(task, max(0.001, ends - now))

@@ -78,6 +78,7 @@ def serving_json(serving: Serving, names: dict[str, str]) -> JsonObject:
         "deadline_at_ms": serving.ends_at_ms,
         "started_at_ms": serving.started_at_ms,
         "queued_ms": serving.queued_ms,
+        "source": serving.source,
     }
 
 

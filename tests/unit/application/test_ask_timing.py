@@ -130,5 +130,6 @@ async def test_the_hop_an_agent_serves_says_when_its_turn_started_and_how_long_i
     assert shown["started_at_ms"] == world.clock.now_ms()
     assert shown["queued_ms"] == 0
     assert shown["requester"] is None
+    assert shown["source"] == "ui"  # the door, known before the ask ends
     gate2.set()
     await third

@@ -135,7 +135,7 @@ def test_a_nested_ask_shows_under_its_root_live_then_done_and_the_filters(
         expect(chain.locator(".tl-children .deleg[data-target='bot']")).to_have_count(1)
         expect(chain.locator(".tl-chain-totals")).to_contain_text("2 asks")
         expect(chain.locator(".tl-chain-totals")).to_contain_text("depth 2")
-        expect(page.locator(".timeline-running")).to_have_count(0)
+        expect(page.locator(".timeline-running")).to_be_hidden()
         screenshot(page, "timeline-done")
 
         # Filter by agent: bot is in lead's chain only; solo has a chain of its own.

@@ -30,6 +30,21 @@ export class DelegationLog {
   private running: RunningHop[] = [];
   private prompts = new Map<string, string>(); // what running turns were given (AgentTurnStarted)
   private loads = 0;
+  private readonly agentSelect = h("select.timeline-agent", {
+    title: "Show only the chains this agent asks or is asked in",
+    onchange: () => {
+      this.agent = this.agentSelect.value || null;
+      this.render();
+    },
+  });
+  private readonly runningNote = h("span.timeline-running", { hidden: true });
+  private readonly bar = h(
+    "div.timeline-bar",
+    {},
+    h("label.timeline-filter", {}, "Agent", this.agentSelect),
+    h("span.spacer"),
+    this.runningNote,
+  );
 
   constructor() {
     const again = debounce(() => {
@@ -95,33 +110,22 @@ export class DelegationLog {
     return "No delegations yet.";
   }
 
-  /** The agent filter, and how many hops run now. */
+  /** The agent filter (one element for the view's life: a refresh never closes it while the
+   * user picks), and how many hops run now. */
   private toolbar(items: TimelineItem[]): HTMLElement {
     const names = new Set([...store.agents.map((a) => a.name), ...agentsIn(this.records, (x) => store.nameOf(x))]);
     if (this.agent) names.add(this.agent);
-    const select = h(
-      "select.timeline-agent",
-      {
-        title: "Show only the chains this agent asks or is asked in",
-        onchange: () => {
-          this.agent = select.value || null;
-          this.render();
-        },
-      },
-      h("option", { value: "", selected: this.agent === null }, "All agents"),
-      ...[...names].sort().map((n) => h("option", { value: n, selected: n === this.agent }, n)),
-    );
-    const running = items.reduce(
-      (sum, i) => sum + (i.kind === "chain" ? i.running : 0),
-      0,
-    );
-    return h(
-      "div.timeline-bar",
-      {},
-      h("label.timeline-filter", {}, "Agent", select),
-      h("span.spacer"),
-      running ? h("span.timeline-running", {}, h("span.spinner"), `${running} running`) : null,
-    );
+    const wanted = ["", ...[...names].sort()];
+    const select = this.agentSelect;
+    const have = [...select.options].map((o) => o.value);
+    if (have.join("\n") !== wanted.join("\n")) {
+      clear(select, ...wanted.map((n) => h("option", { value: n }, n || "All agents")));
+    }
+    select.value = this.agent ?? "";
+    const running = items.reduce((sum, i) => sum + (i.kind === "chain" ? i.running : 0), 0);
+    clear(this.runningNote, ...(running ? [h("span.spinner"), `${running} running`] : []));
+    this.runningNote.hidden = running === 0;
+    return this.bar;
   }
 
   /** The chain filter's heading: the chain, its totals, and the way back. */

@@ -154,10 +154,11 @@ def test_a_nested_ask_shows_under_its_root_live_then_done_and_the_filters(
         # The user's chat messages to bot fold into one line; its Chat button shows bot's cell.
         page.locator('.picker-row[data-agent="bot"] .picker-main').click()
         composer = cell_of(page, "bot").locator(".chat-input")
+        replies = cell_of(page, "bot").locator(".msg.assistant")
         for text in ("first note", "second note"):
             composer.fill(text)
             composer.press("Enter")
-            expect(cell_of(page, "bot").locator(".msg.assistant").last).to_have_text(f"echo: {text}")
+            expect(replies.last).to_have_text(f"echo: {text}")
         chats = page.locator('details.tl-chats[data-target="bot"]')
         expect(chats).to_have_attribute("data-count", "2")
         expect(chats.locator(".deleg")).to_have_count(2)
@@ -181,7 +182,8 @@ def test_the_new_agent_form_defaults_errors_under_their_field_and_says_it_create
     # in chat mode, with Claude's permission modes and models on offer.
     expect(form.locator('select[name="profile"]')).to_have_value("fake")
     expect(form.locator('select[name="mode"]')).to_have_value("structured")
-    expect(form.locator('select[name="mode"] option')).to_have_text(["Chat (structured)", "Terminal"])
+    modes = form.locator('select[name="mode"] option')
+    expect(modes).to_have_text(["Chat (structured)", "Terminal"])
     permission = form.locator('select[name="permission_mode"]')
     expect(permission).to_be_visible()
     expect(permission).to_have_value("")

@@ -150,6 +150,13 @@ def test_a_nested_ask_shows_under_its_root_live_then_done_and_the_filters(
         expect(root).to_have_count(0)
         agent.select_option("")
         expect(page.locator(".tl-chain")).to_have_count(2)
+        # A chain id shows that chain alone, with its totals; "Show all" goes back.
+        root.locator("button.chain-id").click()
+        expect(page.locator("div.chain-filter .chain-totals")).to_contain_text("2 asks")
+        expect(page.locator(".tl-chain")).to_have_count(1)
+        expect(nested).to_have_count(1)
+        page.locator("button.chain-clear").click()
+        expect(page.locator(".tl-chain")).to_have_count(2)
 
         # The user's chat messages to bot fold into one line; its Chat button shows bot's cell.
         page.locator('.picker-row[data-agent="bot"] .picker-main').click()

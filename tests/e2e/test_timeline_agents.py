@@ -108,6 +108,8 @@ def test_a_nested_ask_shows_under_its_root_live_then_done_and_the_filters(
         root = page.locator('.deleg[data-target="lead"][data-depth="1"]')
         expect(root).to_have_attribute("data-state", "running")
         expect(root.locator(".pill")).to_have_text("running")
+        expect(root.locator(".deleg-excerpt")).to_have_text("HOLD plan the work")  # its prompt
+        expect(root.locator(".badge.source")).to_have_text("file")  # its door, before it ends
         expect(page.locator(".timeline-running")).to_contain_text("1 running")
 
         # While lead serves it, lead asks bot over MCP: a nested ask of lead's chain, depth 2.

@@ -20,6 +20,7 @@ import { clear, debounce, formatMs, h } from "./dom";
 const RECENT = 100; // the whole timeline shows this many asks
 const CHAIN_SCAN = 1000; // one chain is looked for among this many
 const TICK_MS = 1000; // running turns count up this often
+const PROMPT_KEPT_MS = 10_000; // a running turn's prompt outlives a refresh that missed its start
 
 export class DelegationLog {
   readonly el = h("div.delegations");
@@ -29,6 +30,7 @@ export class DelegationLog {
   private records: LoggedAsk[] = [];
   private running: RunningHop[] = [];
   private prompts = new Map<string, string>(); // what running turns were given (AgentTurnStarted)
+  private promptSeen = new Map<string, number>(); // when each came
   private loads = 0;
   private readonly agentSelect = h("select.timeline-agent", {
     title: "Show only the chains this agent asks or is asked in",
@@ -53,7 +55,9 @@ export class DelegationLog {
     api.on("AgentTurnStarted", (d) => {
       const name = typeof d.agent_name === "string" ? d.agent_name : null;
       if (name && typeof d.prompt === "string") {
-        this.prompts.set(runningKey(name, d.chain_id, d.depth), d.prompt);
+        const key = runningKey(name, d.chain_id, d.depth);
+        this.prompts.set(key, d.prompt);
+        this.promptSeen.set(key, Date.now());
       }
       again();
     });
@@ -87,7 +91,14 @@ export class DelegationLog {
       this.records = Array.isArray(records) ? records : [];
       this.running = runningFromBoard(board?.agents, this.prompts);
       const live = new Set(this.running.map((r) => runningKey(r.target, r.chain_id, r.depth)));
-      for (const key of this.prompts.keys()) if (!live.has(key)) this.prompts.delete(key);
+      // A turn's prompt goes with its turn; one that came while this refresh was on its way stays.
+      const now = Date.now();
+      for (const key of [...this.prompts.keys()]) {
+        if (!live.has(key) && now - (this.promptSeen.get(key) ?? 0) > PROMPT_KEPT_MS) {
+          this.prompts.delete(key);
+          this.promptSeen.delete(key);
+        }
+      }
       this.render();
     } catch {
       /* reconnecting */

@@ -184,6 +184,8 @@ class UiApi:
             context=opt_text(p, "context") or "",
             description=opt_text(p, "description") or None,
             mode=opt_choice(p, "mode", MODES),
+            model=opt_text(p, "model"),
+            permission_mode=opt_text(p, "permission_mode") or None,
             workspace=opt_choice(p, "workspace", WORKSPACES) or Workspace.PROJECT,
             asks_from=parse_asks_from(p.get("asks_from")),
         )
@@ -192,7 +194,8 @@ class UiApi:
         return agent_rows(self._rt, [agent])[0]
 
     def agents_update(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        """Absent fields are kept; ``mode: null`` goes back to the profile's default mode."""
+        """Absent fields are kept; ``mode: null`` goes back to the profile's default mode,
+        ``model: null`` and ``permission_mode: null`` to the CLI's own."""
         changes = AgentChanges(
             profile=opt_text(p, "profile"),
             context=(opt_text(p, "context") or "") if "context" in p else None,
@@ -203,6 +206,10 @@ class UiApi:
             new_name=opt_text(p, "new_name"),
             workspace=opt_choice(p, "workspace", WORKSPACES),
             asks_from=parse_asks_from(p["asks_from"]) if "asks_from" in p else None,
+            model=opt_text(p, "model"),
+            keep_model="model" not in p,
+            permission_mode=opt_text(p, "permission_mode") or None,
+            keep_permission_mode="permission_mode" not in p,
         )
         changed = update_agent(
             self._s.agents, self._s.profiles, self._rt.sessions, text(p, "name"), changes

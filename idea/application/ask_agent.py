@@ -17,7 +17,9 @@
   DEPTH_EXCEEDED; an agent not in the target's ``asks_from`` → FORBIDDEN (the user always may);
   a nested ask of a chain that spent its ``chain_token_budget`` → BUDGET_EXCEEDED, checked when
   it is made and again when its turn would start;
-- every accepted ask is in the in-flight journal from its start to its end;
+- every accepted ask is in the in-flight journal from its start to its end; its log row says how
+  long it waited for its turn (``queued_ms``: in the FIFO, and launching the agent if it was not
+  running), so a slow answer reads as a long queue or a long turn;
 - every turn ends with AgentTurnFinished (ok or not, with its usage); success → AgentReplied; a
   rate-limit refusal → AgentRateLimited.
 """
@@ -68,12 +70,15 @@ DEADLINE_MARGIN_S = 5.0
 
 @dataclass(frozen=True, slots=True)
 class Serving:
-    """The turn an agent is in: for which hop, until when (loop time, and epoch ms)."""
+    """The turn an agent is in: for which hop, until when (loop time, and epoch ms), since when
+    (epoch ms), how long the ask waited for it and the door it came through."""
 
     hop: Hop
     ends: float
     ends_at_ms: int
     started_at_ms: int
+    queued_ms: int
+    source: str | None
 
 
 class AgentAsker:
@@ -188,11 +193,12 @@ class AgentAsker:
         """An admitted ask: in its chain and the journal until it ends, however it ends."""
         self._chains.enter(hop)
         self._journal.started(hop.ask_id, self._journal_record(agent, hop, trace, deadline))
+        accepted = self._clock.monotonic()
         code: str | None = "CANCELLED"
         try:
             item = self.inboxes.submit(
                 agent.id,
-                lambda: self._turn(agent, task, turn_timeout, hop, deadline, trace),
+                lambda: self._turn(agent, task, turn_timeout, hop, deadline, trace, accepted),
             )
             reply = await self._wait(agent, item, progress, deadline, queue_cap)
             code = None
@@ -201,8 +207,13 @@ class AgentAsker:
             code = exc.code
             raise
         finally:
+            if trace.queued_ms is None:  # it ended before its turn started: it only waited
+                trace.queued_ms = self._ms_since(accepted)
             self._journal.ended(hop.ask_id, {"at_ms": self._clock.now_ms(), "code": code})
             self._chains.leave(hop)
+
+    def _ms_since(self, monotonic: float) -> int:
+        return max(0, round((self._clock.monotonic() - monotonic) * 1000))
 
     def _admit(self, agent: Agent, hop: Hop, policy: Policy) -> None:
         """Raises ``Forbidden``, ``DepthExceeded``, ``BudgetExceeded``."""
@@ -337,6 +348,7 @@ class AgentAsker:
         hop: Hop,
         deadline: float,
         trace: AskTrace,
+        accepted: float,
     ) -> str:
         # The chain may have spent its budget while this ask waited in line.
         self._check_budget(agent, hop, self._policy())
@@ -351,6 +363,7 @@ class AgentAsker:
             if session is None:  # pragma: no cover - the launch registers it
                 raise Invalid(f"agent {agent.name} has no structured session")
         chain_id = hop.chain.chain_id
+        trace.queued_ms = self._ms_since(accepted)
         self._events.publish(
             AgentTurnStarted.of_prompt(
                 agent.id, agent.name, hop.requester_id, task, chain_id, hop.depth
@@ -361,7 +374,9 @@ class AgentAsker:
         # Asks it makes meanwhile join this chain and end before this turn does.
         started_at_ms = self._clock.now_ms()
         ends_at_ms = started_at_ms + round((ends - now) * 1000)
-        self._serving[agent.id] = Serving(hop, ends, ends_at_ms, started_at_ms)
+        self._serving[agent.id] = Serving(
+            hop, ends, ends_at_ms, started_at_ms, trace.queued_ms, trace.source
+        )
         self._chains.serving(hop, True)
         try:
             final = await session.send_blocking(task, max(0.001, ends - now))

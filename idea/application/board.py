@@ -77,6 +77,8 @@ def serving_json(serving: Serving, names: dict[str, str]) -> JsonObject:
         "requester": None if requester is None else names.get(requester, requester),
         "deadline_at_ms": serving.ends_at_ms,
         "started_at_ms": serving.started_at_ms,
+        "queued_ms": serving.queued_ms,
+        "source": serving.source,
     }
 
 

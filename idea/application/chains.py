@@ -4,8 +4,9 @@ Each accepted ask is a ``Hop`` of a ``Chain``: the root has depth 1, an ask an a
 it answers a hop of depth d has depth d + 1 and joins that chain. A chain adds up the usage of
 its hops' turns (its token budget is spent in it) and ends with its root.
 
-``AskTrace`` is what one ask tells its door's log row: its chain, depth and turn usage, filled in
-as they become known (so a failed ask is logged with them too).
+``AskTrace`` is what one ask tells its door's log row: its chain, depth, how long it waited for
+its turn and the turn's usage, filled in as they become known (so a failed ask is logged with
+them too).
 """
 
 from __future__ import annotations
@@ -44,10 +45,17 @@ class AskTrace:
     chain_id: str | None = None
     depth: int | None = None
     usage: Usage | None = None
+    # Accepted to its turn starting; an ask that ended before its turn, all its time accepted.
+    queued_ms: int | None = None
 
     def log_fields(self) -> JsonObject:
         usage: JsonValue = None if self.usage is None else self.usage.to_json()
-        return {"chain_id": self.chain_id, "depth": self.depth, "usage": usage}
+        return {
+            "chain_id": self.chain_id,
+            "depth": self.depth,
+            "usage": usage,
+            "queued_ms": self.queued_ms,
+        }
 
 
 class Chains:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from idea.application.event_bus import EventPublisher
 from idea.application.ports import AgentStore, IdGenerator, ProfileStore
-from idea.domain.agent import Agent, Workspace
+from idea.domain.agent import Agent, Workspace, validate_model
 from idea.domain.errors import Conflict, Invalid, NotFound
 from idea.domain.events import AgentsChanged
 from idea.domain.names import validate_slug
@@ -24,17 +24,23 @@ class NewAgent:
     model: str | None = None
     workspace: Workspace = Workspace.PROJECT
     asks_from: tuple[str, ...] = (ANYONE,)
+    permission_mode: str | None = None
 
 
 def create_agent(
     agents: AgentStore, profiles: ProfileStore, ids: IdGenerator, new: NewAgent
 ) -> Agent:
-    """Raises ``Invalid`` (bad name, or a mode the profile cannot run), ``NotFound`` (profile),
-    ``Conflict`` (name taken)."""
-    validate_slug(new.name, "agent name")
+    """Raises ``Invalid`` naming its ``field`` (bad name, model, a mode or permission mode the
+    profile cannot run), ``NotFound`` (profile), ``Conflict`` (name taken)."""
+    try:
+        validate_slug(new.name, "agent name")
+    except Invalid as exc:
+        raise Invalid(exc.message, "name") from None
     profile = profiles.get(new.profile)
     if new.mode is not None and not profile.supports(new.mode):
-        raise Invalid(f"profile '{profile.name}' cannot run in {new.mode.value} mode")
+        raise Invalid(f"profile '{profile.name}' cannot run in {new.mode.value} mode", "mode")
+    model = validate_model(new.model)
+    profile.check_permission_mode(new.permission_mode)
     if agents.exists(new.name):
         raise Conflict(f"an agent named '{new.name}' already exists")
     agent = Agent(
@@ -42,7 +48,8 @@ def create_agent(
         name=new.name,
         profile=profile.name,
         mode=new.mode,
-        model=new.model,
+        model=model,
+        permission_mode=new.permission_mode,
         description=new.description,
         context=new.context,
         workspace=new.workspace,

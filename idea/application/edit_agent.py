@@ -11,7 +11,7 @@ from typing import Literal
 
 from idea.application.live_sessions import LiveSessions
 from idea.application.ports import AgentStore, ProfileStore, Workspaces
-from idea.domain.agent import Agent, Workspace
+from idea.domain.agent import Agent, Workspace, validate_model
 from idea.domain.errors import Conflict, Invalid, MissingField
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
@@ -19,7 +19,8 @@ from idea.domain.profile import Mode
 
 @dataclass(frozen=True, slots=True)
 class AgentChanges:
-    """What to change; ``None`` fields are kept (``mode`` uses ``keep_mode`` for that)."""
+    """What to change; ``None`` fields are kept (``mode``, ``model`` and ``permission_mode``
+    use their ``keep_`` flag for that: None there means the CLI's default)."""
 
     profile: str | None = None
     context: str | None = None
@@ -30,6 +31,10 @@ class AgentChanges:
     new_name: str | None = None
     workspace: Workspace | None = None
     asks_from: tuple[str, ...] | None = None
+    model: str | None = None
+    keep_model: bool = True
+    permission_mode: str | None = None
+    keep_permission_mode: bool = True
 
 
 def update_agent(
@@ -39,14 +44,20 @@ def update_agent(
     name: str,
     changes: AgentChanges,
 ) -> Agent:
-    """Raises ``NotFound`` (agent, profile), ``Invalid`` (name, mode), ``Conflict`` (renaming a
-    running agent, or to a taken name)."""
+    """Raises ``NotFound`` (agent, profile), ``Invalid`` naming its ``field`` (name, mode, model,
+    permission mode: one the new profile lacks too), ``Conflict`` (renaming a running agent, or
+    to a taken name)."""
     agent = agents.get(name)
     profile_name = validate_slug(changes.profile, "profile") if changes.profile else agent.profile
     profile = profiles.get(profile_name)
     mode = agent.mode if changes.keep_mode else changes.mode
     if mode is not None and not profile.supports(mode):
-        raise Invalid(f"mode: profile '{profile.name}' cannot run in {mode.value} mode")
+        raise Invalid(f"mode: profile '{profile.name}' cannot run in {mode.value} mode", "mode")
+    model = agent.model if changes.keep_model else validate_model(changes.model)
+    permission_mode = (
+        agent.permission_mode if changes.keep_permission_mode else changes.permission_mode
+    )
+    profile.check_permission_mode(permission_mode)
     description = (
         None
         if changes.clear_description
@@ -63,11 +74,16 @@ def update_agent(
         context=changes.context if changes.context is not None else agent.context,
         description=description,
         mode=mode,
+        model=model,
+        permission_mode=permission_mode,
         workspace=workspace,
         asks_from=changes.asks_from if changes.asks_from is not None else agent.asks_from,
     )
     if changes.new_name is not None and changes.new_name != agent.name:
-        validate_slug(changes.new_name, "new_name")
+        try:
+            validate_slug(changes.new_name, "new_name")
+        except Invalid as exc:
+            raise Invalid(exc.message, "new_name") from None
         refuse_live(sessions, agent, "renamed")
         if agent.workspace is Workspace.WORKTREE:
             raise Conflict(

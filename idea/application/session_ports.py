@@ -103,6 +103,8 @@ class StructuredSpec:
     mcp: McpServerEntry | None = None
     resume_conversation_id: str | None = None
     model: str | None = None
+    # The agent's ``permission_mode`` (one of its profile's); None: as the CLI is set up.
+    permission_mode: str | None = None
     tool_timeout_s: float = 600.0
     # The profile's own arguments (its ``command`` after the program), given to the CLI too.
     args: tuple[str, ...] = ()

@@ -16,10 +16,22 @@ from idea.domain.names import validate_slug
 from idea.domain.policy import ANYONE, parse_asks_from, render_asks_from
 from idea.domain.profile import Mode
 
-_KNOWN = ("id", "name", "profile", "mode", "model", "description", "workspace", "asks_from")
+_KNOWN = (
+    "id",
+    "name",
+    "profile",
+    "mode",
+    "model",
+    "description",
+    "workspace",
+    "asks_from",
+    "permission_mode",
+)
 # An agent's context is read on each launch and shown in the UI's editor: a role, instructions,
 # not a data file. Bounded so that one file cannot exceed a UI client's message bound.
 CONTEXT_MAX_CHARS = 512 * 1024
+# A model name reaches its CLI as one flag value: one line, bounded.
+MODEL_MAX_CHARS = 200
 
 
 class Workspace(StrEnum):
@@ -43,6 +55,8 @@ class Agent:
     workspace: Workspace = Workspace.PROJECT
     # Who may ask it (DESIGN.md §15): ("*",) anyone, else these agents' names; the user always.
     asks_from: tuple[str, ...] = (ANYONE,)
+    # How its CLI asks for permissions (``Profile.permission_modes``); None: as the CLI is set up.
+    permission_mode: str | None = None
 
     def __post_init__(self) -> None:
         validate_slug(self.name, "agent name")
@@ -73,6 +87,8 @@ class Agent:
             front["workspace"] = self.workspace.value
         if self.asks_from != (ANYONE,):
             front["asks_from"] = render_asks_from(self.asks_from)
+        if self.permission_mode is not None:
+            front["permission_mode"] = self.permission_mode
         front.update(self.extra)
         return front
 
@@ -119,6 +135,7 @@ class Agent:
             ),
             mode=mode,
             model=_scalar(front, "model"),
+            permission_mode=_scalar(front, "permission_mode") or None,
             description=_scalar(front, "description"),
             context=doc.body,
             extra={k: v for k, v in front.items() if k not in _KNOWN},
@@ -145,6 +162,20 @@ class AgentIdReassigned:
 
     def to_dict(self) -> dict[str, str]:
         return {"code": "CONFLICT", "message": self.message, "agent": self.name}
+
+
+def validate_model(value: str | None) -> str | None:
+    """The model name to save (None: the CLI's default). Raises ``Invalid`` (field ``model``)."""
+    if value is None or not value.strip():
+        return None
+    model = value.strip()
+    if len(model) > MODEL_MAX_CHARS or any(ch.isspace() or not ch.isprintable() for ch in model):
+        raise Invalid(
+            f"model: {model[:40]!r} is not a model name: one word of at most "
+            f"{MODEL_MAX_CHARS} printable characters",
+            "model",
+        )
+    return model
 
 
 def _scalar(front: FrontMatter, key: str) -> str | None:

@@ -30,6 +30,19 @@ class AdapterKind(StrEnum):
     OPENCODE = "opencode"
 
 
+# What an agent may set as its ``permission_mode`` for each CLI: Claude's ``--permission-mode``;
+# Codex's sandbox (a headless Codex turn never waits for an approval, so the sandbox is the whole
+# choice). No value: as the CLI is set up (IdeA's headless Codex: ``workspace-write``).
+PERMISSION_MODES: dict[AdapterKind, tuple[str, ...]] = {
+    AdapterKind.CLAUDE: ("default", "acceptEdits", "plan", "bypassPermissions"),
+    AdapterKind.CODEX: ("read-only", "workspace-write", "danger-full-access"),
+}
+# Model names a CLI takes whatever its version (Claude's aliases); any other CLI: free text.
+KNOWN_MODELS: dict[AdapterKind, tuple[str, ...]] = {
+    AdapterKind.CLAUDE: ("sonnet", "opus", "haiku"),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class McpConfigFile:
     """The CLI reads a declaration file from its run dir (merged, never clobbered)."""
@@ -70,6 +83,28 @@ class Profile:
 
     def supports(self, mode: Mode) -> bool:
         return mode is Mode.TERMINAL or self.structured is not None
+
+    @property
+    def permission_modes(self) -> tuple[str, ...]:
+        return PERMISSION_MODES.get(self.structured, ()) if self.structured else ()
+
+    @property
+    def known_models(self) -> tuple[str, ...]:
+        return KNOWN_MODELS.get(self.structured, ()) if self.structured else ()
+
+    def check_permission_mode(self, value: str | None) -> None:
+        """Raises ``Invalid`` (field ``permission_mode``) unless the profile's CLI has it."""
+        if value is None or value in self.permission_modes:
+            return
+        if not self.permission_modes:
+            raise Invalid(
+                f"permission_mode: profile '{self.name}' has no permission modes", "permission_mode"
+            )
+        raise Invalid(
+            f"permission_mode: profile '{self.name}' takes one of "
+            f"{', '.join(self.permission_modes)}, not {value!r}",
+            "permission_mode",
+        )
 
     def to_json(self) -> JsonObject:
         out: JsonObject = dict(self.extra)

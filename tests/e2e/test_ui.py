@@ -215,11 +215,11 @@ def test_agent_editor_creates_edits_and_deletes(served: str, page: Page) -> None
     form.get_by_role("button", name="Save").click()
     expect(row).to_contain_text("Reads diffs")
 
-    # A bad name gets a clear error banner.
+    # A bad name gets a clear error under the name field (tests/e2e/test_timeline_agents.py).
     page.get_by_role("button", name="New agent").click()
     form.locator('input[name="name"]').fill("Bad Name!")
     form.get_by_role("button", name="Create").click()
-    expect(page.locator(".banner")).to_contain_text("Invalid request")
+    expect(form.locator('.field-error[data-field="name"]')).to_contain_text("not valid")
     form.get_by_role("button", name="Cancel").click()
 
     page.once("dialog", lambda dialog: dialog.accept())

@@ -114,6 +114,12 @@ class CliSessionStarter:
         )
         if not detected.argv:
             raise Unavailable(f"cannot start agent {agent.name}: {detected.reason}")
+        # A hand-written agent file may name a mode its CLI would refuse: say so before it runs.
+        try:
+            profile.check_permission_mode(agent.permission_mode)
+        except Invalid as exc:
+            message = f"cannot start agent {agent.name}: {exc.message}"
+            raise Invalid(message, "permission_mode") from None
         run_dir = prepare_run_dir(self._paths.run_dir(agent.name))
         env = {
             **self._base_env,
@@ -134,6 +140,7 @@ class CliSessionStarter:
             else None,
             resume_conversation_id=resume,
             model=agent.model,
+            permission_mode=agent.permission_mode,
             tool_timeout_s=self._tool_timeout_s,
             args=tuple(profile.command[1:]),
         )

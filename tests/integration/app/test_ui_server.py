@@ -388,6 +388,11 @@ async def test_project_info_and_profiles_with_cli_detection(api, runtime):
     assert {"claude", "codex", "gemini", "shell"} <= set(profiles)
     assert profiles["shell"]["modes"] == ["terminal"]
     assert profiles["claude"]["modes"] == ["terminal", "structured"]
+    # What the agent editor offers: permission modes and known models come from the server.
+    assert profiles["claude"]["permission_modes"][:2] == ["default", "acceptEdits"]
+    assert "sonnet" in profiles["claude"]["models"]
+    assert "workspace-write" in profiles["codex"]["permission_modes"]
+    assert (profiles["shell"]["permission_modes"], profiles["shell"]["models"]) == ([], [])
     for profile in profiles.values():
         assert profile["installed"] == (profile["path"] is not None)
         assert profile["installed"] or profile["problem"]
@@ -460,6 +465,33 @@ async def test_agents_create_update_rename_and_delete(api, runtime):
         "agent_id": made["id"],
     }
     assert (await api.fail("agents.delete", name="architect"))["code"] == "NOT_FOUND"
+
+
+async def test_an_agents_model_and_permission_mode_are_created_kept_and_cleared(api, runtime):
+    made = await api.ok(
+        "agents.create", name="rev", profile="claude", model=" opus ", permission_mode="plan"
+    )
+    assert (made["model"], made["permission_mode"]) == ("opus", "plan")
+    text = runtime.services.paths.agent_file("rev").read_text("utf-8")
+    assert "model: opus" in text and "permission_mode: plan" in text
+    kept = await api.ok("agents.update", name="rev", description="reads")
+    assert (kept["model"], kept["permission_mode"]) == ("opus", "plan")
+    cleared = await api.ok("agents.update", name="rev", model=None, permission_mode=None)
+    assert (cleared["model"], cleared["permission_mode"]) == (None, None)
+    # Each refusal names the field the editor shows it under.
+    refusals = [
+        ({"name": "Bad Name!", "profile": "shell"}, "name"),
+        ({"name": "x", "profile": "shell", "mode": "structured"}, "mode"),
+        ({"name": "x", "profile": "shell", "permission_mode": "plan"}, "permission_mode"),
+        ({"name": "x", "profile": "claude", "permission_mode": "yolo"}, "permission_mode"),
+        ({"name": "x", "profile": "claude", "model": "two words"}, "model"),
+    ]
+    for params, field in refusals:
+        refused = await api.fail("agents.create", **params)
+        assert (refused["code"], refused["field"]) == ("INVALID", field), refused
+    to_shell = await api.fail("agents.update", name="rev", profile="shell", permission_mode="plan")
+    assert to_shell["field"] == "permission_mode"
+    assert (await api.fail("agents.update", name="rev", new_name="No!"))["field"] == "new_name"
 
 
 async def test_a_live_agent_is_neither_deleted_nor_renamed(api):

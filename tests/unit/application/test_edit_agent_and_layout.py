@@ -39,6 +39,29 @@ async def test_update_keeps_what_is_not_given_and_checks_the_mode(world):
         )
 
 
+async def test_update_sets_keeps_and_clears_model_and_permission_mode(world):
+    agents, profiles, sessions, _, _ = world
+    changes = AgentChanges(
+        model="opus", keep_model=False, permission_mode="plan", keep_permission_mode=False
+    )
+    set_ = update_agent(agents, profiles, sessions, "a", changes)
+    assert (set_.model, set_.permission_mode) == ("opus", "plan")
+    kept = update_agent(agents, profiles, sessions, "a", AgentChanges(description="e"))
+    assert (kept.model, kept.permission_mode) == ("opus", "plan")
+    # Another CLI: a mode it lacks is refused, not carried over silently.
+    with pytest.raises(Invalid) as err:
+        update_agent(agents, profiles, sessions, "a", AgentChanges(profile="shell"))
+    assert err.value.field == "permission_mode"
+    cleared = update_agent(
+        agents,
+        profiles,
+        sessions,
+        "a",
+        AgentChanges(profile="shell", model=None, keep_model=False, keep_permission_mode=False),
+    )
+    assert (cleared.profile, cleared.model, cleared.permission_mode) == ("shell", None, None)
+
+
 async def test_rename_and_delete_only_when_stopped(world):
     agents, profiles, sessions, _, launch = world
     await launch(LaunchRequest("a"))

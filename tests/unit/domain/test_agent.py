@@ -3,10 +3,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from idea.domain import frontmatter
-from idea.domain.agent import Agent
+from idea.domain.agent import Agent, validate_model
 from idea.domain.errors import Invalid
 from idea.domain.names import is_slug, validate_slug
-from idea.domain.profile import Mode
+from idea.domain.profile import AdapterKind, Mode, Profile
 
 slugs = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,63}", fullmatch=True)
 texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=80)
@@ -127,3 +127,38 @@ def test_slug_rejection(bad):
 @pytest.mark.parametrize("good", ["a", "x" * 64, "dev-2", "0_a", "claude-reviewer"])
 def test_slug_acceptance(good):
     assert validate_slug(good) == good
+
+
+def test_permission_mode_is_a_field_of_the_front_matter_and_round_trips():
+    text = "---\nid: a1\nname: rev\nprofile: claude\npermission_mode: plan\ncolor: red\n---\nb"
+    agent = Agent.from_markdown("rev", text)
+    assert (agent.permission_mode, agent.extra) == ("plan", {"color": "red"})
+    assert Agent.from_markdown("rev", agent.to_markdown()) == agent
+    assert "permission_mode" not in Agent(id="a", name="x", profile="shell").to_markdown()
+
+
+def test_a_model_is_one_bounded_word_and_blank_means_the_clis_default():
+    assert validate_model("  opus ") == "opus"
+    assert validate_model("mock/m1") == "mock/m1"
+    assert validate_model("") is None
+    assert validate_model(None) is None
+    for bad in ("two words", "a\nb", "x" * 201, "tab\there"):
+        with pytest.raises(Invalid) as err:
+            validate_model(bad)
+        assert err.value.field == "model"
+
+
+def test_each_structured_cli_has_its_own_permission_modes():
+    claude = Profile(name="c", command=("claude",), structured=AdapterKind.CLAUDE)
+    codex = Profile(name="x", command=("codex",), structured=AdapterKind.CODEX)
+    shell = Profile(name="sh", command=("bash",))
+    assert claude.permission_modes == ("default", "acceptEdits", "plan", "bypassPermissions")
+    assert "danger-full-access" in codex.permission_modes
+    assert shell.permission_modes == () and shell.known_models == ()
+    claude.check_permission_mode("plan")
+    claude.check_permission_mode(None)
+    shell.check_permission_mode(None)
+    for profile, mode in ((claude, "read-only"), (codex, "plan"), (shell, "default")):
+        with pytest.raises(Invalid) as err:
+            profile.check_permission_mode(mode)
+        assert err.value.field == "permission_mode"

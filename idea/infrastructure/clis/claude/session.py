@@ -67,7 +67,7 @@ def write_mcp_config(spec: StructuredSpec) -> Path | None:
 
 
 def injection_flags(spec: StructuredSpec, mcp_file: Path | None) -> list[str]:
-    """The MCP, context and model flags, the same for a headless and a TUI launch."""
+    """The MCP, context, model and permission flags, the same for a headless and a TUI launch."""
     flags: list[str] = []
     if mcp_file is not None:
         flags += [
@@ -79,6 +79,8 @@ def injection_flags(spec: StructuredSpec, mcp_file: Path | None) -> list[str]:
         flags.append(f"--append-system-prompt={spec.context}")
     if spec.model:
         flags.append(f"--model={spec.model}")
+    if spec.permission_mode:
+        flags.append(f"--permission-mode={spec.permission_mode}")
     return flags
 
 

@@ -357,9 +357,11 @@ _ANSWERS: dict[str, JsonObject] = {
 def thread_params(spec: StructuredSpec, thread_id: str | None) -> JsonObject:
     """``thread/start`` params, or ``thread/resume`` params when ``thread_id`` is given.
 
-    Headless: no approval is ever asked (``never``); the agent may write in the project only.
+    Headless: no approval is ever asked (``never``); the sandbox is the agent's permission mode,
+    by default it may write in the project only.
     """
-    params: JsonObject = {"cwd": spec.cwd, "approvalPolicy": "never", "sandbox": SANDBOX}
+    sandbox = spec.permission_mode or SANDBOX
+    params: JsonObject = {"cwd": spec.cwd, "approvalPolicy": "never", "sandbox": sandbox}
     if thread_id is not None:
         params["threadId"] = thread_id
     if spec.context:

@@ -1,4 +1,5 @@
-"""Codex's TUI takes the agent's context, IdeA's MCP server and model as ``-c`` overrides."""
+"""Codex's TUI takes the agent's context, IdeA's MCP server, model and sandbox (its permission
+mode) as ``-c`` overrides."""
 
 from __future__ import annotations
 
@@ -18,4 +19,6 @@ def codex_terminal(spec: StructuredSpec) -> TerminalInjection:
             args += ["-c", f"mcp_servers.{MCP_SERVER_NAME}.{key}={toml_value(value)}"]
     if spec.model:
         args += ["-c", f"model={toml_value(spec.model)}"]
+    if spec.permission_mode:
+        args += ["-c", f"sandbox_mode={toml_value(spec.permission_mode)}"]
     return TerminalInjection(tuple(args))

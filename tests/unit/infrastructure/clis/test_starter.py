@@ -4,13 +4,14 @@ import json
 import os
 import stat
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from idea.application.session_ports import StructuredSpec
 from idea.domain.agent import Agent
-from idea.domain.errors import Unavailable
+from idea.domain.errors import Invalid, Unavailable
 from idea.domain.profile import AdapterKind, McpConfigFile, McpEnv, McpFlag, Profile
 from idea.endpoint import loopback
 from idea.endpoint.naming import mcp_endpoint
@@ -145,6 +146,32 @@ async def test_structured_spec_and_pid_records(project, tmp_path):
     )
     assert [r.pid for r in read_pid_records(project.run_dir("dev"))] == [os.getpid()]
     await session.shutdown()
+
+
+async def test_the_agents_permission_mode_reaches_its_spec_and_a_foreign_one_is_refused(
+    project, tmp_path
+):
+    seen: list[StructuredSpec] = []
+
+    async def start_fake(spec):
+        seen.append(spec)
+        return FakeAgentSession()
+
+    start = starter(
+        project,
+        tmp_path,
+        clis={AdapterKind.CLAUDE: CliAdapter(start_fake, claude_terminal, probe_claude_mcp)},
+    )
+    profile = Profile(name="tool", command=("tool",), structured=AdapterKind.CLAUDE)
+    agent = replace(AGENT, permission_mode="plan", model="haiku")
+    session = await start.start_structured(agent, profile, resume_conversation_id=None)
+    assert (seen[0].permission_mode, seen[0].model) == ("plan", "haiku")
+    await session.shutdown()
+    # A hand-written agent file naming a mode this CLI lacks: refused before anything runs.
+    with pytest.raises(Invalid, match="permission_mode") as err:
+        await start.start_structured(replace(AGENT, permission_mode="yolo"), profile, None)
+    assert err.value.field == "permission_mode"
+    assert len(seen) == 1
 
 
 async def test_missing_cli_is_unavailable_naming_it(project, tmp_path):

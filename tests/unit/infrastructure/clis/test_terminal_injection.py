@@ -1,5 +1,6 @@
 import json
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 from hypothesis import given
@@ -7,6 +8,7 @@ from hypothesis import strategies as st
 
 from idea.application.session_ports import McpServerEntry, StructuredSpec
 from idea.domain.profile import AdapterKind
+from idea.infrastructure.clis.claude.session import claude_argv
 from idea.infrastructure.clis.claude.terminal import claude_terminal
 from idea.infrastructure.clis.codex.terminal import codex_terminal
 from idea.infrastructure.clis.codex.toml_values import toml_value
@@ -89,6 +91,25 @@ def test_codex_tui_gets_config_overrides_that_parse_as_toml(tmp_path):
     assert server["args"] == list(s.mcp.args)
     assert server["default_tools_approval_mode"] == "approve"
     assert server["tool_timeout_sec"] > 300
+
+
+def test_claude_gets_the_agents_permission_mode_headless_and_in_its_tui(tmp_path):
+    s = replace(spec(tmp_path, AdapterKind.CLAUDE), permission_mode="acceptEdits", model="opus")
+    assert "--permission-mode=acceptEdits" in claude_terminal(s).args
+    argv = claude_argv(s, ["claude"], None, None)
+    assert "--permission-mode=acceptEdits" in argv
+    assert argv.index("--permission-mode=acceptEdits") > argv.index("-p")
+    plain = claude_argv(spec(tmp_path, AdapterKind.CLAUDE), ["claude"], None, None)
+    assert not any(a.startswith("--permission-mode") for a in plain)
+
+
+def test_codex_tui_gets_the_agents_permission_mode_as_its_sandbox(tmp_path):
+    s = replace(spec(tmp_path, AdapterKind.CODEX), permission_mode="read-only")
+    args = codex_terminal(s).args
+    override = f"sandbox_mode={toml_value('read-only')}"
+    assert args[args.index(override) - 1] == "-c"
+    plain = codex_terminal(spec(tmp_path, AdapterKind.CODEX)).args
+    assert not any(a.startswith("sandbox_mode") for a in plain)
 
 
 def test_gemini_tui_runs_from_the_run_dir_with_trust(tmp_path):

@@ -347,8 +347,14 @@ def test_thread_params_inject_context_and_the_bridge():
 def test_thread_params_without_context_or_bridge():
     params = thread_params(spec(), "t-1")
     assert params["threadId"] == "t-1"
+    assert params["sandbox"] == "workspace-write"  # the project only, when the agent says nothing
     assert "developerInstructions" not in params
     assert "config" not in params
+
+
+def test_the_agents_permission_mode_is_the_headless_sandbox():
+    params = thread_params(spec(permission_mode="read-only"), None)
+    assert (params["sandbox"], params["approvalPolicy"]) == ("read-only", "never")
 
 
 def test_windows_paths_reach_codex_unchanged():

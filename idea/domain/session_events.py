@@ -59,6 +59,9 @@ class TurnFinished:
     conversation_id: str | None = None
     usage: Usage | None = None
     rate_limit: RateLimit | None = None
+    # The turn failed because someone interrupted it (``AgentSession.interrupt``): not a failure
+    # of the agent's to show as one.
+    interrupted: bool = False
 
     def to_json(self) -> JsonObject:
         return {
@@ -69,6 +72,7 @@ class TurnFinished:
             "conversation_id": self.conversation_id,
             "usage": None if self.usage is None else self.usage.to_json(),
             "rate_limit": None if self.rate_limit is None else self.rate_limit.to_json(),
+            "interrupted": self.interrupted,
         }
 
 

@@ -82,6 +82,22 @@ class AgentSessionContract:
             await first
         assert (await session.send_blocking("three", timeout=30)).text == "echo: three"
 
+    async def test_an_interrupted_turn_ends_saying_it_was_interrupted(self, make_session):
+        session = await make_session()
+        seen: list[TurnFinished] = []
+        session.subscribe(lambda e: isinstance(e, TurnFinished) and seen.append(e))
+        turn = asyncio.create_task(session.send_blocking("SLOW work", timeout=30))
+        while not session.busy:
+            await asyncio.sleep(0.01)
+        await session.interrupt()
+        with pytest.raises(AgentFailed):
+            await turn
+        assert [(f.is_error, f.interrupted) for f in seen] == [(True, True)]
+        # A failure nobody asked for is not an interruption.
+        with pytest.raises(AgentFailed):
+            await session.send_blocking("FAIL now", timeout=30)
+        assert [(f.is_error, f.interrupted) for f in seen[1:]] == [(True, False)]
+
     async def test_shutdown_ends_the_session(self, make_session):
         session = await make_session()
         await session.send_blocking("hi", timeout=30)

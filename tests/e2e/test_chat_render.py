@@ -191,6 +191,12 @@ def test_interrupt_shows_interrupted_and_no_error_banner(served: str, page: Page
     expect(cell.locator(".msg-error")).to_have_count(0)
     expect(marker).to_have_count(1)
     screenshot(page, "chat-interrupted")
+    # After a reload the server's history says it too: still "Interrupted", not a red error.
+    page.reload()
+    expect(page.locator(".connection")).to_have_text("connected")
+    expect(cell.locator(".msg.assistant").last).to_have_text("echo: after the interrupt")
+    expect(cell.locator(".chat-interrupted")).to_have_count(1)
+    expect(cell.locator(".msg-error")).to_have_count(0)
 
 
 @pytest.mark.timeout(120)

@@ -13,6 +13,7 @@ import contextlib
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 
 from idea.domain.errors import (
     AgentFailed,
@@ -34,6 +35,7 @@ class _Turn:
         self.queue: asyncio.Queue[SessionEvent | IdeaError] = asyncio.Queue()
         self.done = asyncio.Event()
         self.abandoned = False
+        self.interrupted = False  # ``interrupt()`` was asked for while it ran
 
 
 class TurnSession(ABC):
@@ -140,6 +142,7 @@ class TurnSession(ABC):
 
     async def interrupt(self) -> None:
         if self._turn is not None:
+            self._turn.interrupted = True
             await self._interrupt_turn()
 
     async def shutdown(self) -> None:
@@ -159,12 +162,19 @@ class TurnSession(ABC):
 
     def _emit(self, event: SessionEvent) -> None:
         """Report an event of the running turn (events outside a turn only reach listeners)."""
+        turn = self._turn
+        if (
+            turn is not None
+            and turn.interrupted
+            and isinstance(event, TurnFinished)
+            and event.is_error
+        ):
+            event = replace(event, interrupted=True)
         for listener in list(self._listeners):
             try:
                 listener(event)
             except Exception:
                 log.exception("%s: session listener failed", self.name)
-        turn = self._turn
         if turn is None:
             return
         turn.queue.put_nowait(event)
@@ -172,8 +182,13 @@ class TurnSession(ABC):
             self._end_turn(turn)
 
     def _fail_turn(self, error: IdeaError) -> None:
-        """End the running turn with ``error`` (the CLI died, or the session was shut down)."""
+        """End the running turn with ``error`` (the CLI died, or the session was shut down).
+        A turn ``interrupt()`` ended (its CLI killed, say) ends like one the CLI reported
+        interrupted: a final event that says so, which the chat keeps."""
         turn = self._turn
+        if turn is not None and turn.interrupted and type(error) is AgentFailed:
+            self._emit(TurnFinished(text="", is_error=True, error=error.message, interrupted=True))
+            return
         if turn is not None:
             turn.queue.put_nowait(error)
             self._end_turn(turn)

@@ -39,6 +39,12 @@ describe("an interrupted turn", () => {
     ]);
   });
 
+  it("shows as interrupted when the server says so, as a history replayed after a reload does", () => {
+    onChatEvent(started("SLOW task"));
+    onChatEvent(ev({ type: "final", text: "", is_error: true, error: "aborted_streaming", conversation_id: null, interrupted: true }));
+    expect(answers()[0]).toMatchObject({ error: null, interrupted: true });
+  });
+
   it("stays a failure when nobody asked to interrupt it", () => {
     addUserMessage("a1", "FAIL");
     onChatEvent(started("FAIL"));

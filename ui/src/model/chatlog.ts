@@ -159,7 +159,8 @@ function apply(t: Transcript, ev: ChatEntry): void {
       const answer = openAnswer(t);
       if (!answer.text) answer.text = ev.text;
       answer.done = true;
-      answer.interrupted = ev.is_error && t.interruptAsked;
+      // The server says so (also in a history replayed after a reload), or this page asked.
+      answer.interrupted = ev.is_error && (ev.interrupted === true || t.interruptAsked);
       answer.error = ev.is_error && !answer.interrupted ? (ev.error ?? "the turn failed") : null;
       t.interruptAsked = false;
       t.busy = t.entries.some((e) => e.kind === "user" && e.pending);

@@ -165,6 +165,7 @@ export type SessionEvent =
       is_error: boolean;
       error: string | null;
       conversation_id: string | null;
+      interrupted?: boolean; // it failed because it was interrupted (kept in the chat history)
     };
 
 /** A turn began: the task it was given and who asked (null: the UI or a request file). */

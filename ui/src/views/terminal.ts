@@ -27,6 +27,9 @@ import { terminalKeeps } from "./shortcuts";
 
 type AttachResult = { attach_id: string; agent_id: string; scrollback: string };
 
+/** How long a terminal without the keyboard gathers output before drawing it. */
+const BACKGROUND_MS = 250;
+
 export const FONT_FAMILY = "'DejaVu Sans Mono', 'Cascadia Mono', Menlo, monospace";
 
 // --- preferences shared by every terminal ------------------------------------------------------
@@ -107,8 +110,15 @@ export type TerminalProbe = {
   proposed: { cols: number; rows: number } | null;
   /** The buffer's lines, soft-wrapped rows joined, trailing blanks trimmed. */
   lines(): string[];
-  /** Output written and parsed so far (characters), for the throughput bench. */
+  /** Output frames' characters parsed so far (not the scrollback, nor re-syncs): benches. */
   written: number;
+  /** Re-sync frames received (the server dropped output this client was too slow for). */
+  resyncs: number;
+  /** The `n` rows of the buffer up to the cursor's, as drawn (not joined). */
+  tail(n: number): string[];
+  /** Resolves with performance.now() once the cursor's row, trimmed, is `text` (checked after
+   * each parsed write): the keystroke bench's echo. */
+  whenCursorRow(text: string): Promise<number>;
   /** The terminal's size when the attach's scrollback was written into it. */
   replayedAt: { cols: number; rows: number } | null;
 };
@@ -138,6 +148,9 @@ export class TerminalView {
   private resizeTimer: ReturnType<typeof setTimeout> | undefined;
   private copyTimer: ReturnType<typeof setTimeout> | undefined;
   private written = 0;
+  private held: string[] = [];
+  private heldTimer: ReturnType<typeof setTimeout> | undefined;
+  private resyncs = 0;
   private replayedAt: { cols: number; rows: number } | null = null;
   private onFont = (size: number) => this.setFontSize(size);
   private probeFn = () => this.probe();
@@ -192,6 +205,7 @@ export class TerminalView {
     this.useRenderer(chooseRenderer(stored(RENDERER_KEY), webglProbe()));
     // Workspace shortcuts are not typed into the PTY: xterm skips them and they bubble to window.
     t.attachCustomKeyEventHandler((e) => terminalKeeps(e));
+    t.textarea?.addEventListener("focus", () => this.flushHeld());
     t.onData((data) => {
       api.call("terminal.write", { name: this.agentName, data }).catch((e) => showError(e));
     });
@@ -244,10 +258,15 @@ export class TerminalView {
       }
       this.attachId = r.attach_id;
       this.replayedAt = { cols: this.term.cols, rows: this.term.rows };
-      this.write(r.scrollback);
+      this.write(r.scrollback, false);
       this.unroute = api.attachFrames(r.attach_id, (kind, text) => {
-        if (kind === 2) this.term.reset();
-        this.write(text);
+        if (kind === 2) {
+          this.resyncs++;
+          this.held = []; // the re-sync's scrollback holds them
+          this.term.reset();
+          return this.write(text, false);
+        }
+        this.output(text);
       });
       this.doFit(); // the cell may have changed size while the attach was on its way
     } catch (e) {
@@ -255,8 +274,33 @@ export class TerminalView {
     }
   }
 
-  private write(text: string): void {
+  /**
+   * Output of the PTY. The terminal being typed into draws it at once; the others gather it
+   * for BACKGROUND_MS and draw it in one go: the same bytes, parsed in the same order, but one
+   * redraw instead of one per frame, so many busy terminals leave the page time for the echo
+   * of the keys being typed.
+   */
+  private output(text: string): void {
+    if (this.term.textarea && document.activeElement === this.term.textarea) {
+      this.flushHeld();
+      return this.write(text, true);
+    }
+    this.held.push(text);
+    this.heldTimer ??= setTimeout(() => this.flushHeld(), BACKGROUND_MS);
+  }
+
+  private flushHeld(): void {
+    clearTimeout(this.heldTimer);
+    this.heldTimer = undefined;
+    if (!this.held.length || this.disposed) return;
+    const text = this.held.join("");
+    this.held = [];
+    this.write(text, true);
+  }
+
+  private write(text: string, counted: boolean): void {
     if (!text) return;
+    if (!counted) return this.term.write(text);
     this.term.write(text, () => {
       this.written += text.length;
     });
@@ -346,7 +390,30 @@ export class TerminalView {
       proposed: proposed && Number.isFinite(proposed.cols) ? { cols: proposed.cols, rows: proposed.rows } : null,
       lines: () => bufferLines(t),
       written: this.written,
+      resyncs: this.resyncs,
       replayedAt: this.replayedAt,
+      tail: (n) => {
+        const buf = t.buffer.active;
+        const rows: string[] = [];
+        const end = buf.baseY + buf.cursorY; // below the cursor are rows not written yet
+        for (let y = Math.max(0, end - n + 1); y <= end; y++) {
+          rows.push(buf.getLine(y)?.translateToString(true) ?? "");
+        }
+        return rows;
+      },
+      whenCursorRow: (text) =>
+        new Promise<number>((resolve) => {
+          const row = () => {
+            const buf = t.buffer.active;
+            return buf.getLine(buf.baseY + buf.cursorY)?.translateToString(true).trim() ?? "";
+          };
+          if (row() === text) return resolve(performance.now());
+          const sub = t.onWriteParsed(() => {
+            if (row() !== text) return;
+            sub.dispose();
+            resolve(performance.now());
+          });
+        }),
     };
   }
 
@@ -354,6 +421,7 @@ export class TerminalView {
     this.disposed = true;
     clearTimeout(this.resizeTimer);
     clearTimeout(this.copyTimer);
+    clearTimeout(this.heldTimer);
     this.observer.disconnect();
     fontListeners.delete(this.onFont);
     if (probes.get(this.agentName) === this.probeFn) probes.delete(this.agentName);

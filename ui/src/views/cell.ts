@@ -52,6 +52,7 @@ export class CellView {
     const agent = store.agentById(leaf.agent);
     this.el.dataset.view = leaf.view;
     this.el.dataset.agent = agent?.name ?? "";
+    this.el.setAttribute("aria-label", agent ? `${agent.name} (${leaf.view})` : "Empty cell");
     this.renderHeader(agent);
     const state = !agent
       ? "empty"

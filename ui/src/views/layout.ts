@@ -61,11 +61,12 @@ export class Workspace {
     this.el.setAttribute("aria-labelledby", tab ? `tab-${tab.id}` : "");
     // A cell is gone once no tab holds its leaf; the others wait out of the page.
     const kept = new Set((store.layouts?.tabs ?? []).flatMap((t) => leafIds(t.root)));
+    const shown = new Set(this.root ? leafIds(this.root) : []);
     for (const [id, cell] of this.cells) {
       if (!kept.has(id)) {
         cell.dispose();
         this.cells.delete(id);
-      }
+      } else if (!shown.has(id)) cell.refresh(); // agents may have changed meanwhile
     }
     this.renderedTab = tab?.id ?? "";
     if (switched) {
@@ -179,11 +180,9 @@ export class Workspace {
             }
           : undefined,
       );
-      cell.el.dataset.refused = direction;
       cell.focus();
       return;
     }
-    delete cell.el.dataset.refused;
     const id = await cell.split(direction);
     if (id) this.focusCell(id); // rendered already: the store notified its subscribers
   }

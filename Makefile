@@ -114,7 +114,9 @@ bench: $(STAMP) ui
 	$(PY) bench/mcp_spawn.py
 	$(PY) bench/mcp_roundtrip.py
 	$(PY) bench/pty_ws_throughput.py
+	$(PY) bench/pty_ws_throughput.py --browser
 	$(PY) bench/keystroke_latency.py
+	$(PY) bench/keystroke_latency.py --browser
 	$(PY) bench/ui_start.py
 	$(PY) bench/worktree_changes.py
 	$(PY) bench/ask_hop_overhead.py

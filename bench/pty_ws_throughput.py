@@ -10,8 +10,14 @@ A client that falls behind gets ONE re-sync (the scrollback) instead of its pend
 (ui/API.md §3): the frames' bytes and the re-syncs are printed, and MB/s counts the bytes that
 reached the client.
 
+``--browser``: the client is the real UI in Chromium instead (bench/ui_browser.py), the shell
+shown in a cell, its xterm.js drawn by the WebGL renderer and then by the DOM renderer (forced
+through the UI's stored preference); the time runs to the marker parsed in the page's terminal,
+and MB/s counts the output characters xterm parsed. Headless Chromium has no GPU here: its WebGL
+is SwiftShader, on the CPU (the UI itself would pick the DOM renderer on it).
+
 Target: WS >= 50 % of raw.
-Usage: python bench/pty_ws_throughput.py [--mb 100] [--rounds 3]
+Usage: python bench/pty_ws_throughput.py [--mb 100] [--rounds 3] [--browser]
 """
 
 from __future__ import annotations
@@ -24,10 +30,13 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import psutil
 import ptyprocess
+from playwright.async_api import ConsoleMessage
+from ui_browser import chromium, ui_page, wait_terminal, written
 from ui_ws import UiClient, Watch
 
 from tests.e2e.conftest import idea_serve, make_project
@@ -117,12 +126,121 @@ class WsRound:
         return self.watch.output_bytes / self.seconds / MB
 
 
+RENDERERS = ("webgl", "dom")
+
+
+def note_error(errors: list[str], message: ConsoleMessage) -> None:
+    if message.type == "error":
+        errors.append(message.text)
+
+
+@dataclass
+class PageRound:
+    seconds: float
+    chars: int  # output characters xterm parsed
+    resyncs: int
+    renderer: str
+
+    @property
+    def rate(self) -> float:
+        return self.chars / self.seconds / MB
+
+
+async def browser_rounds(
+    url: str, size: int, rounds: int
+) -> list[tuple[RawRound, list[PageRound]]]:
+    """Per round: raw, then the UI in Chromium with each renderer, in turn."""
+    results = []
+    async with UiClient(url) as client, chromium() as browser:
+        # The project's shell agent, shown in the first cell (what a click in its picker does).
+        layouts = await client.call("layouts.get")
+        assert isinstance(layouts, dict)
+        leaf = next(t for t in layouts["tabs"] if t["id"] == layouts["active_tab"])["root"]
+        while leaf["type"] != "leaf":
+            leaf = leaf["children"][0]
+        agents = await client.call("agents.list")
+        assert isinstance(agents, list)
+        sh = next(a for a in agents if a["name"] == "sh")
+        await client.call("layouts.apply", op="bind", leaf_id=leaf["id"], agent_id=sh["id"])
+        await client.call("session.launch", name="sh", node_id=leaf["id"], mode="terminal")
+        for i in range(rounds):
+            raw_round = raw(size)
+            pages = []
+            for renderer in RENDERERS:
+                async with ui_page(browser, url, renderer) as page:
+                    errors: list[str] = []
+                    page.on("console", partial(note_error, errors))
+                    shown = await wait_terminal(page, "sh")
+                    # Typed into, so it has the keyboard: its output is drawn as it comes.
+                    await page.locator('.cell[data-agent="sh"] .xterm').click()
+                    marker = f"done{i}{renderer}-42"
+                    before, resyncs_before = await written(page, "sh")
+                    started = time.perf_counter()
+                    line = f"{command(size)}; echo done{i}{renderer}-$((40+2))\n"
+                    await client.call("terminal.write", name="sh", data=line)
+                    await page.wait_for_function(
+                        "m => window.ideaTerminals.get('sh').tail(6).some(r => r.includes(m))",
+                        arg=marker,
+                        polling="raf",
+                        timeout=TIMEOUT * 1000,
+                    )
+                    elapsed = time.perf_counter() - started
+                    after, resyncs_after = await written(page, "sh")
+                    pages.append(
+                        PageRound(
+                            elapsed,
+                            after - before,
+                            resyncs_after - resyncs_before,
+                            shown["renderer"],
+                        )
+                    )
+                    for e in errors[:3]:
+                        print(f"note: the page logged an error: {e[:200]}")
+            results.append((raw_round, pages))
+    return results
+
+
+def main_browser(size: int, mb: int, rounds: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="idea-bench-") as tmp:
+        tmp_path = Path(tmp)
+        with idea_serve(tmp_path, make_project(tmp_path)) as (url, _):
+            both = asyncio.run(browser_rounds(url, size, rounds))
+    for i, ((seconds, total), pages) in enumerate(both):
+        parts = " | ".join(
+            f"{p.renderer} {p.chars / MB:.1f} MB parsed in {p.seconds:.2f} s = {p.rate:.1f} MB/s,"
+            f" {p.resyncs} re-syncs"
+            for p in pages
+        )
+        print(f"round {i + 1}: raw {total / seconds / MB:.0f} MB/s | {parts}")
+    raw_rate = statistics.median(total / seconds / MB for (seconds, total), _ in both)
+    rates = {
+        r: statistics.median(p.rate for _, pages in both for p in pages if p.renderer == r)
+        for r in {p.renderer for _, pages in both for p in pages}
+    }
+    print(f"raw PTY read, in process (median): {raw_rate:.0f} MB/s")
+    for r, rate in sorted(rates.items()):
+        through = statistics.median(
+            size / p.seconds / MB for _, pages in both for p in pages if p.renderer == r
+        )
+        print(
+            f"UI in Chromium, {r} renderer (median): {rate:.1f} MB/s of output parsed by "
+            f"xterm.js; the program's {mb} MB done and its marker shown at {through:.0f} MB/s"
+        )
+    if "dom" in rates and "webgl" in rates:
+        print(f"ratio DOM/raw = {rates['dom'] / raw_rate:.3f}")
+    if "webgl" in rates:
+        print(f"ratio WebGL/raw = {rates['webgl'] / raw_rate:.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--browser", action="store_true", help="the real UI in Chromium")
     args = parser.parse_args()
     size = args.mb * MB
+    if args.browser:
+        return main_browser(size, args.mb, args.rounds)
 
     with tempfile.TemporaryDirectory(prefix="idea-bench-") as tmp:
         tmp_path = Path(tmp)

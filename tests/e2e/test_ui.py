@@ -228,68 +228,6 @@ def test_agent_editor_creates_edits_and_deletes(served: str, page: Page) -> None
     expect(page.locator('.picker-row[data-agent="reviewer"]')).to_have_count(0)
 
 
-def focused_cell(page: Page):
-    return page.locator(".cell.focused")
-
-
-@pytest.mark.timeout(90)
-def test_keyboard_shortcuts_split_focus_close_and_picker(served: str, page: Page) -> None:
-    open_app(page, served)
-    expect(page.locator(".cell.focused")).to_have_count(1)
-    page.locator(".cell").first.locator('.picker-row[data-agent="sh"] .picker-main').click()
-    term = cell_of(page, "sh").locator(".xterm")
-    expect(term).to_be_visible()
-    expect(cell_of(page, "sh")).to_have_class(re.compile(r"\bfocused\b"))
-
-    # Split right from inside the terminal (xterm lets the key through); the new cell has focus.
-    term.click()
-    expect(cell_of(page, "sh").locator("textarea.xterm-helper-textarea")).to_be_focused()
-    page.keyboard.press("Alt+Shift+ArrowRight")
-    expect(page.locator(".split.row .cell")).to_have_count(2)
-    expect(focused_cell(page)).to_have_attribute("data-agent", "")
-    expect(focused_cell(page).locator(".picker-main").first).to_be_focused()
-
-    # Previous cell: focus goes back into the terminal, which still takes typing.
-    page.keyboard.press("Alt+ArrowLeft")
-    expect(focused_cell(page)).to_have_attribute("data-agent", "sh")
-    expect(cell_of(page, "sh").locator("textarea.xterm-helper-textarea")).to_be_focused()
-    sentinel = f"KEY{uuid.uuid4().hex[:10]}"
-    page.keyboard.type(f"echo {sentinel[:4]}''{sentinel[4:]}")
-    page.keyboard.press("Enter")
-    expect(cell_of(page, "sh").locator(".xterm-rows")).to_contain_text(sentinel)
-
-    # Next cell wraps around; split the empty one down, then close the new cell.
-    page.keyboard.press("Alt+ArrowRight")
-    expect(focused_cell(page)).to_have_attribute("data-agent", "")
-    page.keyboard.press("Alt+ArrowRight")
-    expect(focused_cell(page)).to_have_attribute("data-agent", "sh")
-    page.keyboard.press("Alt+ArrowRight")
-    page.keyboard.press("Alt+Shift+ArrowDown")
-    expect(page.locator(".cell")).to_have_count(3)
-    expect(page.locator(".split.column .cell")).to_have_count(2)
-    new_leaf = focused_cell(page).get_attribute("data-leaf")
-    page.keyboard.press("Alt+Shift+KeyW")
-    expect(page.locator(".cell")).to_have_count(2)
-    expect(page.locator(f'.cell[data-leaf="{new_leaf}"]')).to_have_count(0)
-    expect(focused_cell(page)).to_have_count(1)
-
-    # The agent picker of the focused terminal cell, from the keyboard.
-    cell_of(page, "sh").locator(".xterm").click()
-    expect(focused_cell(page)).to_have_attribute("data-agent", "sh")
-    page.keyboard.press("Alt+Shift+KeyA")
-    expect(cell_of(page, "sh").locator(".cell-picker")).to_be_visible()
-    expect(
-        cell_of(page, "sh").locator('.picker-row[data-agent="bot"] .picker-main')
-    ).to_be_focused()
-
-    # The help popover lists the shortcuts.
-    page.locator(".help-toggle").click()
-    expect(page.locator(".help-popover")).to_be_visible()
-    expect(page.locator(".help-popover")).to_contain_text("Alt+Shift+→")
-    page.keyboard.press("Escape")
-    expect(page.locator(".help-popover")).to_be_hidden()
-
-
 # Records notifications instead of showing them; `__ideaFocused` says whether the page has focus.
 NOTIFICATION_STUB = """
 window.__notes = [];

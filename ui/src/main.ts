@@ -9,9 +9,11 @@ import { debounce, h } from "./views/dom";
 import { Workspace } from "./views/layout";
 import { askPermissionOnGesture, notifiedRecently, notifyAgent, preview, windowFocused } from "./views/notify";
 import { OpenProjectDialog } from "./views/projects";
-import { HelpButton, installShortcuts } from "./views/shortcuts";
+import { CommandPalette } from "./views/palette";
+import { type Action, HelpButton, installShortcuts } from "./views/shortcuts";
 import { SidePanel } from "./views/sidepanel";
 import { TabBar } from "./views/tabs";
+import { stepTerminalFont } from "./views/terminal";
 import { TrustBanner } from "./views/trust";
 import "./style.css";
 
@@ -32,6 +34,7 @@ window.addEventListener(FOCUS_CELL_EVENT, (e) => workspace.focusCell(String((e a
 const panel = new SidePanel();
 const help = new HelpButton();
 const trustBanner = new TrustBanner();
+const palette = new CommandPalette((action) => runAction(action));
 
 const app = document.getElementById("app")!;
 app.append(
@@ -40,13 +43,36 @@ app.append(
   bannerHost(),
   h("main.main", {}, workspace.el, panel.el),
   openProject.el,
+  palette.el,
 );
 panelToggle.addEventListener("click", () => app.classList.toggle("panel-hidden"));
-installShortcuts((action) => {
-  if (action === "help") help.toggle();
-  else if (action === "openProject") openProject.toggle();
-  else void workspace.run(action);
-});
+
+/** Every command of the key table (model/keys.ts), from a key or the palette. */
+function runAction(action: Action): void {
+  switch (action) {
+    case "help":
+      return help.toggle();
+    case "openProject":
+      return openProject.toggle();
+    case "palette":
+      return palette.toggle();
+    case "panel":
+      app.classList.toggle("panel-hidden");
+      return;
+    case "nextTab":
+    case "prevTab":
+      return void tabs.step(action === "nextTab" ? 1 : -1);
+    case "newTab":
+      return void tabs.add();
+    case "fontBigger":
+    case "fontSmaller":
+    case "fontReset":
+      return stepTerminalFont(action);
+    default:
+      return void workspace.run(action);
+  }
+}
+installShortcuts(runAction, () => ({ maximized: workspace.maximized }));
 askPermissionOnGesture();
 
 store.subscribe(() => {

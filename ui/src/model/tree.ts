@@ -35,21 +35,35 @@ export function splitDirection(action: "splitRight" | "splitDown"): Split["direc
 /**
  * Sizes after dragging the divider before child `index` by `moved`, a share of the whole split
  * (pointer travel / container length; positive = right or down). Only the two panes beside the
- * divider change, their sum stays, and each keeps at least MIN_FRACTION of the split (or half of
- * their pair when the pair is smaller than that), so every size stays positive as the server
- * requires.
+ * divider change, their sum stays, and each keeps at least its minimum share: `mins[i]` (in the
+ * units of `sizes`; sizes.ts `minShares` turns pixel minimums into these), else MIN_FRACTION of
+ * the split. When the pair is too small for both minimums it is shared in proportion to them, so
+ * every size stays positive as the server requires.
  */
-export function dragSizes(sizes: readonly number[], index: number, moved: number): number[] {
+export function dragSizes(
+  sizes: readonly number[],
+  index: number,
+  moved: number,
+  mins?: readonly number[],
+): number[] {
   const a = index - 1;
   const b = index;
   if (a < 0 || b >= sizes.length) throw new RangeError(`no divider before child ${index}`);
   const out = [...sizes];
   const sum = sizes.reduce((x, y) => x + y, 0);
   const pair = sizes[a] + sizes[b];
-  const min = Math.min(MIN_FRACTION * sum, pair / 2);
+  let minA = Math.max(mins?.[a] ?? MIN_FRACTION * sum, 0);
+  let minB = Math.max(mins?.[b] ?? MIN_FRACTION * sum, 0);
+  if (minA + minB >= pair) {
+    // Not enough room for both: share the pair in proportion to the minimums (halves if none).
+    const weight = minA + minB > 0 ? minA / (minA + minB) : 0.5;
+    minA = pair * weight;
+    minB = pair - minA;
+  }
   const wanted = sizes[a] + (Number.isFinite(moved) ? moved : 0) * sum;
-  out[a] = Math.min(Math.max(wanted, min), pair - min);
+  out[a] = Math.min(Math.max(wanted, minA), pair - minB);
   out[b] = pair - out[a];
+  if (!(out[a] > 0 && out[b] > 0)) return [...sizes]; // a pair of minimums at 0: keep as it was
   return out;
 }
 

@@ -1,15 +1,27 @@
 // One cell of the layout: a header (agent, picker, split/close) and a body (picker, terminal, chat).
 
 import { api } from "../model/api";
+import { type Action, commandKeys, commandOf } from "../model/keys";
 import { store } from "../model/state";
 import type { AgentRow, Leaf, View } from "../model/types";
 import { goToCell, moveHere, showError } from "./banner";
 import { ChatView } from "./chat";
 import { clear, h } from "./dom";
+import { closeMenu, type MenuItem, openMenu } from "./menu";
 import { agentPicker } from "./picker";
-import { TerminalView } from "./terminal";
+import { charCell, TerminalView } from "./terminal";
 
 type Body = { el: HTMLElement; dispose(): void; focus?(): void };
+
+/** What a cell asks of the workspace (splits, close, maximise...: they move the focus or size
+ * other cells, which only the workspace knows). */
+export type CellActions = (action: Action, leafId: string) => void;
+
+/** The keys of a command, for a button's tooltip: "Split right (Alt+Shift+→)". */
+function withKeys(label: string, action: Action): string {
+  const keys = commandKeys(commandOf(action));
+  return keys.length ? `${label} (${keys.join(", ")})` : label;
+}
 
 export class CellView {
   readonly el: HTMLElement;
@@ -18,11 +30,20 @@ export class CellView {
   private body: Body | null = null;
   private bodyKey = "";
   private pickerOpen = false;
+  private maximized = false;
   private leaf: Leaf;
 
-  constructor(leaf: Leaf) {
+  constructor(
+    leaf: Leaf,
+    private readonly act: CellActions,
+  ) {
     this.leaf = leaf;
-    this.el = h("div.cell", { tabIndex: -1, dataset: { leaf: leaf.id } }, this.header, this.bodyHost);
+    this.el = h(
+      "div.cell",
+      { tabIndex: -1, dataset: { leaf: leaf.id }, role: "group" },
+      this.header,
+      this.bodyHost,
+    );
     this.update(leaf);
   }
 
@@ -31,6 +52,7 @@ export class CellView {
     const agent = store.agentById(leaf.agent);
     this.el.dataset.view = leaf.view;
     this.el.dataset.agent = agent?.name ?? "";
+    this.el.setAttribute("aria-label", agent ? `${agent.name} (${leaf.view})` : "Empty cell");
     this.renderHeader(agent);
     const state = !agent
       ? "empty"
@@ -63,6 +85,24 @@ export class CellView {
     this.el.classList.toggle("focused", focused);
   }
 
+  /** Shown over the whole workspace (or back in its place). */
+  setMaximized(maximized: boolean): void {
+    if (maximized === this.maximized) return;
+    this.maximized = maximized;
+    this.el.classList.toggle("maximized", maximized);
+    this.renderHeader(store.agentById(this.leaf.agent));
+  }
+
+  /** The cell is in the page again (its tab was shown): a terminal refits. */
+  shown(): void {
+    this.terminal()?.show();
+  }
+
+  /** The terminal this cell shows, if it shows one. */
+  terminal(): TerminalView | null {
+    return this.body instanceof TerminalView ? this.body : null;
+  }
+
   /** Move keyboard focus into the cell: its terminal, chat composer, first picker choice, or itself. */
   focus(): void {
     if (this.body?.focus) return this.body.focus();
@@ -83,6 +123,19 @@ export class CellView {
 
   private renderHeader(agent: AgentRow | undefined): void {
     const leafId = this.leaf.id;
+    const act = (action: Action) => () => this.act(action, leafId);
+    const canSwitch = !!agent && this.canSwitchView(agent);
+    const liveHere = !!agent?.live && agent.node_id === leafId;
+    const maxLabel = this.maximized ? "Restore" : "Maximise";
+    const more = h(
+      "button.btn.small.icon.cell-more",
+      { "aria-label": "More cell actions", "aria-haspopup": "menu", "aria-expanded": "false", title: "More" },
+      "⋯",
+    );
+    more.addEventListener("click", () => {
+      if (more.getAttribute("aria-expanded") === "true") return closeMenu();
+      openMenu(more, this.menuItems(agent, canSwitch, liveHere), "Cell actions", more);
+    });
     clear(
       this.header,
       agent
@@ -95,20 +148,22 @@ export class CellView {
           )
         : h("span.cell-title.muted", {}, "Empty cell"),
       h("span.spacer"),
+      // .wide: folded into "⋯" when the cell is narrow (style.css, a container query).
       agent
         ? h(
-            "button.btn.small",
+            "button.btn.small.wide",
             {
               class: this.pickerOpen ? "active" : "",
-              title: "Agent picker (Alt+Shift+A)",
+              title: withKeys("Agent picker", "picker"),
+              "aria-pressed": String(this.pickerOpen),
               onclick: () => this.togglePicker(),
             },
             "Agent ▾",
           )
         : null,
-      agent && this.canSwitchView(agent)
+      agent && canSwitch
         ? h(
-            "button.btn.small.switch-view",
+            "button.btn.small.wide.switch-view",
             {
               title: `Restart ${agent.name} as a ${otherView(this.leaf.view)}`,
               onclick: () => void this.switchView(agent),
@@ -116,9 +171,9 @@ export class CellView {
             otherView(this.leaf.view) === "chat" ? "As chat" : "As terminal",
           )
         : null,
-      agent?.live && agent.node_id === leafId
+      agent && liveHere
         ? h(
-            "button.btn.small.stop-agent",
+            "button.btn.small.wide.stop-agent",
             {
               title:
                 this.leaf.view === "chat"
@@ -129,10 +184,39 @@ export class CellView {
             "Stop agent",
           )
         : null,
-      h("button.btn.small.icon", { title: "Split right (Alt+Shift+→)", onclick: () => void this.split("row") }, "⇥"),
-      h("button.btn.small.icon", { title: "Split down (Alt+Shift+↓)", onclick: () => void this.split("column") }, "⤓"),
-      h("button.btn.small.icon", { title: "Close cell (Alt+Shift+W)", onclick: () => void this.close() }, "✕"),
+      h("button.btn.small.icon.wide", { title: withKeys("Split right", "splitRight"), "aria-label": "Split right", onclick: act("splitRight") }, "⇥"),
+      h("button.btn.small.icon.wide", { title: withKeys("Split down", "splitDown"), "aria-label": "Split down", onclick: act("splitDown") }, "⤓"),
+      h(
+        "button.btn.small.icon.wide.cell-maximize",
+        { title: withKeys(maxLabel, "maximize"), "aria-label": maxLabel, "aria-pressed": String(this.maximized), onclick: act("maximize") },
+        this.maximized ? "⤡" : "⤢",
+      ),
+      h("button.btn.small.icon.wide", { title: withKeys("Close cell", "close"), "aria-label": "Close cell", onclick: act("close") }, "✕"),
+      more,
     );
+  }
+
+  /** The "⋯" menu: everything the header offers (a narrow cell shows only this), and more. */
+  private menuItems(agent: AgentRow | undefined, canSwitch: boolean, liveHere: boolean): MenuItem[] {
+    const leafId = this.leaf.id;
+    const item = (action: Action, label: string): MenuItem => ({
+      id: action,
+      label,
+      keys: commandKeys(commandOf(action))[0],
+      run: () => this.act(action, leafId),
+    });
+    const items: MenuItem[] = [];
+    if (agent) items.push({ ...item("picker", "Agent picker"), run: () => this.togglePicker() });
+    if (agent && canSwitch) {
+      const other = otherView(this.leaf.view);
+      items.push({ id: "switch-view", label: other === "chat" ? "Restart as chat" : "Restart as terminal", run: () => void this.switchView(agent) });
+    }
+    if (agent && liveHere) items.push({ id: "stop", label: "Stop the agent", run: () => void this.stop(agent) });
+    items.push(item("splitRight", "Split right"), item("splitDown", "Split down"));
+    items.push(item("maximize", this.maximized ? "Restore" : "Maximise"), item("equalize", "Equalize sizes"));
+    if (this.terminal()) items.push(item("find", "Find…"));
+    items.push(item("close", "Close cell"));
+    return items;
   }
 
   private makeBody(agent: AgentRow | undefined, state: string): Body {
@@ -300,9 +384,11 @@ function plain(el: HTMLElement): Body {
   return { el, dispose: () => {} };
 }
 
-/** Rows/cols a terminal will roughly get in this cell (fit corrects it after attach). */
+/** Rows/cols a terminal will get in this cell (the view fits exactly before it attaches). */
 function estimateSize(el: HTMLElement): { rows: number; cols: number } {
-  const rows = Math.floor(el.clientHeight / 17);
-  const cols = Math.floor(el.clientWidth / 7.8);
+  const cell = charCell();
+  // The terminal's padding (style.css .terminal-view) and xterm's scrollbar.
+  const rows = Math.floor((el.clientHeight - 4) / cell.height);
+  const cols = Math.floor((el.clientWidth - 6 - 14) / cell.width);
   return { rows: Math.min(Math.max(rows, 5), 500), cols: Math.min(Math.max(cols, 20), 1000) };
 }

@@ -1,22 +1,32 @@
-// The active tab's cell tree: nested flex splits with draggable dividers; cells are kept across
-// re-renders (a terminal is not re-attached because a sibling moved), disposed when gone. One cell
-// is "focused" (ring drawn; the target of the keyboard shortcuts).
+// The active tab's cell tree: nested flex splits with draggable dividers. Cells live as long as
+// their leaf is in some tab: switching tabs takes them out of the page and puts them back, so a
+// terminal keeps its attach and its scrollback (it refits when shown again). One cell is
+// "focused" (ring drawn; the target of the keyboard shortcuts), remembered per tab; one may be
+// maximised over the others (Escape or the same key restores it).
 
+import { equalSizes, isEqual, minShares, parentSplit, splitRefusal } from "../model/sizes";
 import { store } from "../model/state";
 import { dragSizes, focusAfterClose, leafIds, paneFlex, splitDirection, stepFocus } from "../model/tree";
 import type { LayoutNode, Split } from "../model/types";
-import { showError } from "./banner";
+import { showError, showNotice } from "./banner";
 import { CellView } from "./cell";
 import { h } from "./dom";
 import type { Action } from "./shortcuts";
 
+type CellAction = Extract<
+  Action,
+  "next" | "prev" | "splitRight" | "splitDown" | "close" | "picker" | "maximize" | "equalize" | "find" | "copy" | "paste"
+>;
+
 export class Workspace {
-  readonly el = h("div.workspace");
+  readonly el = h("div.workspace", { role: "tabpanel", id: "workspace" });
   private cells = new Map<string, CellView>();
   private renderedTab = "";
   private dragging = false;
   private treeKey = "";
   private focusedId = "";
+  private focusByTab = new Map<string, string>();
+  private maximizedId = "";
   private root: LayoutNode | null = null;
 
   constructor() {
@@ -43,23 +53,39 @@ export class Workspace {
       return;
     }
     this.treeKey = treeKey;
+    if (this.renderedTab) this.focusByTab.set(this.renderedTab, this.focusedId);
+    const switched = (tab?.id ?? "") !== this.renderedTab;
     this.root = tab?.root ?? null;
-    const seen = new Set<string>();
-    const root = tab ? this.renderNode(tab.root, seen) : h("div.cell-placeholder", {}, "No tab");
+    const root = tab ? this.renderNode(tab.root) : h("div.cell-placeholder", {}, "No tab");
     this.el.replaceChildren(root);
+    this.el.setAttribute("aria-labelledby", tab ? `tab-${tab.id}` : "");
+    // A cell is gone once no tab holds its leaf; the others wait out of the page.
+    const kept = new Set((store.layouts?.tabs ?? []).flatMap((t) => leafIds(t.root)));
+    const shown = new Set(this.root ? leafIds(this.root) : []);
     for (const [id, cell] of this.cells) {
-      if (!seen.has(id)) {
+      if (!kept.has(id)) {
         cell.dispose();
         this.cells.delete(id);
-      }
+      } else if (!shown.has(id)) cell.refresh(); // agents may have changed meanwhile
     }
     this.renderedTab = tab?.id ?? "";
+    if (switched) {
+      this.focusedId = this.focusByTab.get(this.renderedTab) ?? "";
+      this.maximizedId = "";
+    }
+    if (!this.order().some((c) => c.leafId === this.maximizedId)) this.maximizedId = "";
+    this.drawMaximized();
     this.drawFocus();
+    for (const cell of this.order()) cell.shown();
   }
 
   /** The focused cell's leaf id ("" when the tab has none). */
   get focused(): string {
     return this.focusedId;
+  }
+
+  get maximized(): boolean {
+    return this.maximizedId !== "";
   }
 
   /** Cells of the active tab in reading order (the order of next/previous). */
@@ -75,6 +101,11 @@ export class Workspace {
     for (const cell of this.cells.values()) cell.setFocused(cell.leafId === this.focusedId);
   }
 
+  private drawMaximized(): void {
+    this.el.classList.toggle("has-maximized", this.maximizedId !== "");
+    for (const cell of this.cells.values()) cell.setMaximized(cell.leafId === this.maximizedId);
+  }
+
   /** Focus a cell: the ring and the keyboard (its terminal, composer or picker). */
   focusCell(leafId: string): void {
     const cell = this.cells.get(leafId);
@@ -84,25 +115,22 @@ export class Workspace {
     cell.focus();
   }
 
-  /** Run a keyboard shortcut's action on the focused cell. */
-  async run(action: Action): Promise<void> {
+  /** Run a command on a cell: the focused one (keys, palette), or the one whose header asked. */
+  async run(action: CellAction, leafId = this.focusedId): Promise<void> {
     const order = this.order();
-    const i = order.findIndex((c) => c.leafId === this.focusedId);
-    const cell = order[i];
+    const cell = order.find((c) => c.leafId === leafId) ?? order.find((c) => c.leafId === this.focusedId);
     if (!cell) return;
     switch (action) {
       case "next":
       case "prev": {
         const target = stepFocus(ids(order), cell.leafId, action === "next" ? 1 : -1);
+        if (target && this.maximizedId) this.maximize(target); // the maximised cell follows
         if (target) this.focusCell(target);
         return;
       }
       case "splitRight":
-      case "splitDown": {
-        const id = await cell.split(splitDirection(action));
-        if (id) this.focusCell(id);
-        return;
-      }
+      case "splitDown":
+        return this.split(cell, splitDirection(action));
       case "close": {
         const neighbour = focusAfterClose(ids(order), cell.leafId);
         if ((await cell.close()) && neighbour) this.focusCell(neighbour);
@@ -111,6 +139,66 @@ export class Workspace {
       case "picker":
         cell.openPicker();
         return;
+      case "maximize":
+        this.maximize(this.maximizedId === cell.leafId ? "" : cell.leafId);
+        this.focusCell(cell.leafId);
+        return;
+      case "equalize":
+        return this.equalize(cell.leafId);
+      case "find":
+      case "copy":
+      case "paste": {
+        const term = cell.terminal();
+        if (!term) return showNotice("The focused cell shows no terminal.");
+        if (action === "find") term.find();
+        else if (action === "copy") term.copy();
+        else await term.paste();
+        return;
+      }
+    }
+  }
+
+  private maximize(leafId: string): void {
+    this.maximizedId = leafId;
+    this.drawMaximized();
+  }
+
+  /** Split unless a half would be under the minimum cell size; the focus goes to the new cell. */
+  private async split(cell: CellView, direction: Split["direction"]): Promise<void> {
+    // A maximised cell is split in its place, at its place's size: restore it first.
+    if (this.maximizedId) this.maximize("");
+    const box = cell.el.getBoundingClientRect();
+    const refusal = splitRefusal({ width: box.width, height: box.height }, direction);
+    if (refusal) {
+      const instead = refusal.instead;
+      showNotice(
+        refusal.message,
+        instead
+          ? {
+              label: instead === "row" ? "Split right" : "Split down",
+              run: () => void this.split(cell, instead),
+            }
+          : undefined,
+      );
+      cell.focus();
+      return;
+    }
+    const id = await cell.split(direction);
+    if (id) this.focusCell(id); // rendered already: the store notified its subscribers
+  }
+
+  private async equalize(leafId: string): Promise<void> {
+    const split = this.root ? parentSplit(this.root, leafId) : null;
+    if (!split) return showNotice("This cell is alone in its tab: there is nothing to equalize.");
+    if (isEqual(split.sizes)) return;
+    await this.resize(split, equalSizes(split.children.length));
+  }
+
+  private async resize(split: Split, sizes: number[]): Promise<void> {
+    try {
+      await store.applyLayout({ op: "resize", split_id: split.id, sizes });
+    } catch (e) {
+      showError(e, "Resize");
     }
   }
 
@@ -121,24 +209,28 @@ export class Workspace {
     this.renderedTab = "";
     this.treeKey = "";
     this.root = null;
+    this.maximizedId = "";
+    this.focusByTab.clear();
   }
 
   get activeTabId(): string {
     return this.renderedTab;
   }
 
-  private renderNode(node: LayoutNode, seen: Set<string>): HTMLElement {
+  private renderNode(node: LayoutNode): HTMLElement {
     if (node.type === "leaf") {
-      seen.add(node.id);
       let cell = this.cells.get(node.id);
       if (cell) cell.update(node);
-      else this.cells.set(node.id, (cell = new CellView(node)));
+      else {
+        cell = new CellView(node, (action, leafId) => void this.run(action as CellAction, leafId));
+        this.cells.set(node.id, cell);
+      }
       return cell.el;
     }
     const el = h("div.split", { class: node.direction, dataset: { split: node.id } });
     node.children.forEach((child, i) => {
       if (i > 0) el.append(this.divider(node, el, i));
-      const pane = h("div.pane", {}, this.renderNode(child, seen));
+      const pane = h("div.pane", {}, this.renderNode(child));
       pane.style.flex = paneFlex(node.sizes, i);
       el.append(pane);
     });
@@ -146,7 +238,15 @@ export class Workspace {
   }
 
   private divider(split: Split, container: HTMLElement, index: number): HTMLElement {
-    const div = h("div.divider", { class: split.direction, title: "Drag to resize" });
+    const div = h("div.divider", {
+      class: split.direction,
+      title: "Drag to resize; double-click to equalize",
+      role: "separator",
+      "aria-orientation": split.direction === "row" ? "vertical" : "horizontal",
+    });
+    div.addEventListener("dblclick", () => {
+      if (!isEqual(split.sizes)) void this.resize(split, equalSizes(split.children.length));
+    });
     div.addEventListener("pointerdown", (down) => {
       down.preventDefault();
       div.setPointerCapture(down.pointerId);
@@ -155,10 +255,11 @@ export class Workspace {
       const panes = [...container.children].filter((c) => c.classList.contains("pane")) as HTMLElement[];
       let sizes = [...split.sizes];
       const total = split.direction === "row" ? container.clientWidth : container.clientHeight;
+      const mins = minShares(split, total);
       const startPos = split.direction === "row" ? down.clientX : down.clientY;
       const move = (ev: PointerEvent) => {
         const pos = split.direction === "row" ? ev.clientX : ev.clientY;
-        sizes = dragSizes(split.sizes, index, (pos - startPos) / Math.max(total, 1));
+        sizes = dragSizes(split.sizes, index, (pos - startPos) / Math.max(total, 1), mins);
         panes[index - 1].style.flex = paneFlex(sizes, index - 1);
         panes[index].style.flex = paneFlex(sizes, index);
       };
@@ -168,6 +269,7 @@ export class Workspace {
         div.removeEventListener("pointercancel", up);
         div.classList.remove("dragging");
         this.dragging = false;
+        if (sizes.every((s, i) => s === split.sizes[i])) return; // a click, or a double-click
         store
           .applyLayout({ op: "resize", split_id: split.id, sizes })
           .catch((e) => showError(e, "Resize"));

@@ -1,90 +1,42 @@
-// Keyboard shortcuts of the workspace: one table (matched here, listed by the "?" help popover),
-// handled on window so they also work with focus inside an xterm (which lets them through).
+// Keyboard shortcuts of the workspace, handled on window. Which key runs what, and where, is the
+// one table of model/keys.ts (the "?" help and the command palette read it too); this module
+// only tells the router where a key press happened and runs what it says.
 
+import { type Action, COMMANDS, keyLabel, type KeyPlace, placeNote, routeKey } from "../model/keys";
 import { h } from "./dom";
 
-export type Action =
-  | "next"
-  | "prev"
-  | "splitRight"
-  | "splitDown"
-  | "close"
-  | "picker"
-  | "openProject"
-  | "help";
+export type { Action } from "../model/keys";
 
-type Shortcut = { action: Action; keys: string; label: string; match(e: KeyboardEvent): boolean };
+const NOT_TEXT = new Set(["button", "checkbox", "radio", "submit", "reset", "image", "color", "file", "range"]);
 
-// e.code for letters: Alt(+Shift) changes e.key on some layouts (macOS Option).
-const alt = (e: KeyboardEvent, shift: boolean) =>
-  e.altKey && e.shiftKey === shift && !e.ctrlKey && !e.metaKey;
-
-export const SHORTCUTS: Shortcut[] = [
-  {
-    action: "next",
-    keys: "Alt+→",
-    label: "Focus the next cell",
-    match: (e) => alt(e, false) && e.key === "ArrowRight",
-  },
-  {
-    action: "prev",
-    keys: "Alt+←",
-    label: "Focus the previous cell",
-    match: (e) => alt(e, false) && e.key === "ArrowLeft",
-  },
-  {
-    action: "splitRight",
-    keys: "Alt+Shift+→",
-    label: "Split the focused cell right",
-    match: (e) => alt(e, true) && e.key === "ArrowRight",
-  },
-  {
-    action: "splitDown",
-    keys: "Alt+Shift+↓",
-    label: "Split the focused cell down",
-    match: (e) => alt(e, true) && e.key === "ArrowDown",
-  },
-  {
-    action: "close",
-    keys: "Alt+Shift+W",
-    label: "Close the focused cell",
-    match: (e) => alt(e, true) && e.code === "KeyW",
-  },
-  {
-    action: "picker",
-    keys: "Alt+Shift+A",
-    label: "Open the agent picker of the focused cell",
-    match: (e) => alt(e, true) && e.code === "KeyA",
-  },
-  {
-    action: "openProject",
-    keys: "Alt+Shift+O",
-    label: "Open another project",
-    match: (e) => alt(e, true) && e.code === "KeyO",
-  },
-  {
-    action: "help",
-    keys: "Alt+Shift+/",
-    label: "Show or hide this help",
-    match: (e) => alt(e, true) && e.code === "Slash",
-  },
-];
-
-/** The action of a keydown, or null (also what a terminal asks before eating a key). */
-export function shortcutOf(e: KeyboardEvent): Action | null {
-  if (e.type !== "keydown" && e.type !== "keypress" && e.type !== "keyup") return null;
-  return SHORTCUTS.find((s) => s.match(e))?.action ?? null;
+/** Where a key press happens: in a terminal (xterm's text area), a text box, or elsewhere. */
+export function placeOf(target: EventTarget | null): KeyPlace {
+  const el = target instanceof Element ? target : null;
+  if (!el) return "page";
+  if (el.closest(".xterm")) return "terminal";
+  if (el instanceof HTMLElement && el.isContentEditable) return "editable";
+  if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) return "editable";
+  if (el instanceof HTMLInputElement && !NOT_TEXT.has(el.type)) return "editable";
+  return "page";
 }
 
-/** Route shortcut keydowns anywhere in the page to a handler. */
-export function installShortcuts(run: (action: Action) => void): void {
+let state = { maximized: false };
+
+/** Whether xterm should handle this key itself (false: the workspace takes it). */
+export function terminalKeeps(e: KeyboardEvent): boolean {
+  return routeKey(e, "terminal", state) === null;
+}
+
+/** Route shortcut keydowns anywhere in the page to a handler; `now` says what the workspace is in. */
+export function installShortcuts(run: (action: Action) => void, now: () => { maximized: boolean }): void {
   window.addEventListener("keydown", (e) => {
-    if (e.isComposing) return;
-    const action = shortcutOf(e);
-    if (!action) return;
+    if (e.isComposing || e.defaultPrevented) return;
+    state = now();
+    const routed = routeKey(e, placeOf(e.target), state);
+    if (!routed || routed.native) return;
     e.preventDefault();
     e.stopPropagation();
-    run(action);
+    run(routed.action);
   });
 }
 
@@ -97,15 +49,37 @@ export class HelpButton {
     h(
       "table.help-keys",
       {},
-      ...SHORTCUTS.map((s) =>
-        h("tr", { dataset: { action: s.action } }, h("td", {}, h("kbd", {}, s.keys)), h("td", {}, s.label)),
+      ...COMMANDS.filter((c) => c.bindings.length).map((c) =>
+        h(
+          "tr",
+          { dataset: { action: c.action } },
+          h(
+            "td",
+            {},
+            ...c.bindings.flatMap((b, i) => [
+              i > 0 ? " " : null,
+              h("kbd", { title: placeNote(b) || "everywhere" }, keyLabel(b.spec)),
+            ]),
+          ),
+          h("td", {}, c.label, ...notes(c.bindings)),
+        ),
       ),
     ),
-    h("p.muted", {}, "They work in terminals too. Click a cell to focus it."),
+    h(
+      "p.muted",
+      {},
+      "Alt+←/→ jump by word in text boxes and terminals: F6 and Shift+F6 move between cells from " +
+        "anywhere. Ctrl+Shift+P lists every command.",
+    ),
   );
   readonly button = h(
     "button.btn.small.help-toggle",
-    { title: "Keyboard shortcuts", onclick: () => this.toggle() },
+    {
+      title: "Keyboard shortcuts",
+      "aria-label": "Keyboard shortcuts",
+      "aria-haspopup": "dialog",
+      onclick: () => this.toggle(),
+    },
     "?",
   );
   readonly el = h("span.help", {}, this.button, this.popover);
@@ -122,4 +96,9 @@ export class HelpButton {
   toggle(): void {
     this.popover.hidden = !this.popover.hidden;
   }
+}
+
+function notes(bindings: (typeof COMMANDS)[number]["bindings"]): (HTMLElement | null)[] {
+  const words = bindings.filter((b) => placeNote(b)).map((b) => `${keyLabel(b.spec)}: ${placeNote(b)}`);
+  return words.length ? [h("span.help-note.muted", {}, ` (${words.join("; ")})`)] : [];
 }

@@ -10,6 +10,7 @@ import { WebglAddon } from "@xterm/addon-webgl";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
 import { api } from "../model/api";
+import { TERMINAL_THEME } from "../model/theme";
 import {
   chooseRenderer,
   FONT_SIZE_KEY,
@@ -168,7 +169,7 @@ export class TerminalView {
       cursorBlink: true,
       scrollback: 10000,
       allowProposedApi: true, // unicode versions and the search's match decorations
-      theme: { background: "#0f1115", foreground: "#d7dae0", cursor: "#7aa2f7", selectionBackground: "#3d4a6b" },
+      theme: { ...TERMINAL_THEME },
     });
     this.findBar = new FindBar(this.search, () => this.focus());
     this.el = h("div.terminal-view", { dataset: { agent: agentName } }, this.host, this.findBar.el);

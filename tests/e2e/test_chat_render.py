@@ -242,3 +242,17 @@ def test_the_chat_stays_on_the_newest_message_across_tab_switches_splits_and_clo
     expect(cell.locator(".msg.assistant").last).to_have_text("echo: a short one")
     wait_at_bottom(page, cell)
     expect(cell.locator(".msg.user").last).to_be_in_viewport()
+
+
+@pytest.mark.timeout(90)
+def test_a_finished_reply_is_announced_once_politely(served: str, page: Page) -> None:
+    cell = open_chat(page, served)
+    status = cell.get_by_role("status")
+    expect(status).to_have_attribute("aria-live", "polite")
+    say(cell, "hello there")
+    expect(cell.locator(".msg.assistant")).to_have_text("echo: hello there")
+    expect(status).to_have_text("bot replied: echo: hello there")
+    # A reload shows the history, which is not news: nothing is announced.
+    page.reload()
+    expect(cell_of(page, "bot").locator(".msg.assistant")).to_have_text("echo: hello there")
+    expect(cell_of(page, "bot").get_by_role("status")).to_have_text("")

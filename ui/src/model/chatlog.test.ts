@@ -6,6 +6,7 @@ import {
   forgetTranscripts,
   markInterrupted,
   onChatEvent,
+  replyAnnouncement,
   transcript,
 } from "./chatlog";
 import type { ChatEventData } from "./types";
@@ -91,5 +92,21 @@ describe("an interrupted turn", () => {
     onChatEvent(started("two"));
     onChatEvent(failed("boom"));
     expect(answers().map((a) => a.interrupted)).toEqual([true, false]);
+  });
+});
+
+describe("what a screen reader hears when a reply ends", () => {
+  const reply = (over: object) =>
+    ({ kind: "assistant", text: "", done: true, error: null, interrupted: false, ...over }) as const;
+
+  it("names who answered and the start of the answer, in one line", () => {
+    expect(replyAnnouncement("bot", reply({ text: "## Plan\n\nStep  one" }))).toBe("bot replied: ## Plan Step one");
+    expect(replyAnnouncement("bot", reply({ text: "x".repeat(500) }))).toHaveLength("bot replied: ".length + 200);
+  });
+
+  it("says an interruption or a failure for what it is", () => {
+    expect(replyAnnouncement("bot", reply({ interrupted: true }))).toBe("bot: interrupted");
+    expect(replyAnnouncement("bot", reply({ error: "API Error: 500" }))).toBe("bot failed: API Error: 500");
+    expect(replyAnnouncement("bot", { kind: "user", text: "hi", from: null, pending: false })).toBe("");
   });
 });

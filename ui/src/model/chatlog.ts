@@ -215,3 +215,12 @@ async function seedFromLog(t: Transcript, agentName: string): Promise<void> {
   }
   t.entries = [...past, ...t.entries];
 }
+
+/** What a screen reader is told when a reply ends: who answered and its start (plain text). */
+export function replyAnnouncement(agentName: string, e: Entry): string {
+  if (e.kind !== "assistant") return "";
+  if (e.interrupted) return `${agentName}: interrupted`;
+  if (e.error) return `${agentName} failed: ${e.error.slice(0, 200)}`;
+  const text = e.text.replace(/\s+/g, " ").trim();
+  return `${agentName} replied: ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`;
+}

@@ -4,7 +4,16 @@
 // across views of the same agent; a message sent always scrolls to it.
 
 import { api } from "../model/api";
-import { addUserMessage, askInterrupt, markInterrupted, seed, setIdle, transcript } from "../model/chatlog";
+import {
+  addUserMessage,
+  askInterrupt,
+  type Entry,
+  markInterrupted,
+  replyAnnouncement,
+  seed,
+  setIdle,
+  transcript,
+} from "../model/chatlog";
 import { atBottom, planRender, type Shown } from "../model/chatrender";
 import { showError } from "./banner";
 import { type EntryView, entryView, signature } from "./chatentry";
@@ -20,6 +29,10 @@ export class ChatView {
   readonly el = h("div.chat-view");
   private log = h("div.chat-log");
   private empty = h("div.chat-empty");
+  // Screen readers hear each finished reply once, politely (never every streamed piece).
+  private announcer = h("div.sr-only.chat-announcer", { role: "status", "aria-live": "polite" });
+  private announced: Entry | undefined;
+  private seeded = false; // the history is in: from now on a finished reply is news
   private busyText = h("span.chat-busy-text", {}, "working…");
   private busy = h("div.chat-busy", {}, h("span.spinner"), this.busyText);
   private input = h("textarea.chat-input", {
@@ -56,6 +69,7 @@ export class ChatView {
     this.resize = new ResizeObserver(() => this.restoreScroll());
     this.resize.observe(this.log);
     this.el.append(
+      this.announcer,
       this.log,
       this.busy,
       h("div.chat-composer", {}, this.input, h("div.chat-buttons", {}, this.sendBtn, this.interruptBtn)),
@@ -65,7 +79,10 @@ export class ChatView {
     t.listeners.add(listener);
     this.unsubscribe = () => t.listeners.delete(listener);
     this.render();
-    void seed(agentId, agentName);
+    void seed(agentId, agentName).finally(() => {
+      this.announced = lastReply(transcript(agentId).entries);
+      this.seeded = true;
+    });
   }
 
   focus(): void {
@@ -136,7 +153,15 @@ export class ChatView {
     this.busy.hidden = !t.busy && t.queued === 0;
     this.busyText.textContent = waiting ? `working… · ${waiting} more waiting` : "working…";
     this.interruptBtn.disabled = !t.busy;
+    this.announce(t.entries);
     this.restoreScroll();
+  }
+
+  private announce(entries: readonly Entry[]): void {
+    const last = lastReply(entries);
+    if (!this.seeded || !last || last === this.announced) return;
+    this.announced = last;
+    this.announcer.textContent = replyAnnouncement(this.agentName, last);
   }
 
   private onScroll(): void {
@@ -168,4 +193,13 @@ function openLink(e: MouseEvent): void {
   if (typeof bridge?.open_url !== "function") return;
   e.preventDefault();
   void bridge.open_url(a.href);
+}
+
+/** The newest finished reply, if any. */
+function lastReply(entries: readonly Entry[]): Entry | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i];
+    if (e.kind === "assistant") return e.done ? e : undefined;
+  }
+  return undefined;
 }

@@ -217,11 +217,10 @@ class AgentAsker:
 
     def _admit(self, agent: Agent, hop: Hop, policy: Policy) -> None:
         """Raises ``Forbidden``, ``DepthExceeded``, ``BudgetExceeded``."""
-        if hop.requester_id is not None and not may_ask(
-            agent.asks_from, self._name_of(hop.requester_id)
-        ):
+        requester = self._name_of(hop.requester_id) if hop.requester_id is not None else None
+        if not may_ask(agent.asks_from, requester):
             raise Forbidden(
-                f"{self._name_of(hop.requester_id)} may not ask {agent.name}: only "
+                f"{requester} may not ask {agent.name}: only "
                 f"{', '.join(agent.asks_from)} may (its asks_from)"
             )
         if hop.depth > policy.max_depth:

@@ -162,3 +162,35 @@ def page(browser: Browser) -> Iterator[Page]:
 def screenshot(page: Page, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
+# -- what the browser tests do on the page ------------------------------------------------------
+
+
+def open_app(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.locator(".connection")).to_have_text("connected")
+    expect(page.locator(".cell").first).to_be_visible()
+
+
+def cell_of(page: Page, agent: str):
+    return page.locator(f'.cell[data-agent="{agent}"]')
+
+
+def focused_cell(page: Page):
+    return page.locator(".cell.focused")
+
+
+def open_chat(page: Page, url: str, agent: str = "bot"):
+    """The app with ``agent`` opened from the first cell's picker in its chat; that cell."""
+    open_app(page, url)
+    page.locator(f'.picker-row[data-agent="{agent}"] .picker-main').click()
+    cell = cell_of(page, agent)
+    expect(cell.locator(".chat-input")).to_be_visible()
+    return cell
+
+
+def say(cell, text: str) -> None:
+    composer = cell.locator(".chat-input")
+    composer.fill(text)
+    composer.press("Enter")

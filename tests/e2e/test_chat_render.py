@@ -10,8 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import screenshot
-from tests.e2e.test_ui import cell_of, open_app
+from tests.e2e.conftest import cell_of, open_chat, say, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -19,20 +18,6 @@ CODE = (
     "import csv\n\ndef parse(line: str) -> list[str]:\n"
     "    return [f.strip() for f in next(csv.reader([line]))]\n"
 )
-
-
-def open_chat(page: Page, url: str):
-    open_app(page, url)
-    page.locator('.picker-row[data-agent="bot"] .picker-main').click()
-    cell = cell_of(page, "bot")
-    expect(cell.locator(".chat-input")).to_be_visible()
-    return cell
-
-
-def say(cell, text: str) -> None:
-    composer = cell.locator(".chat-input")
-    composer.fill(text)
-    composer.press("Enter")
 
 
 def distance_from_bottom(cell) -> float:

@@ -12,8 +12,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import idea_serve, make_project, screenshot
-from tests.e2e.test_ui import ask_over_mcp, cell_of, file_request, open_app
+from tests.e2e.conftest import (
+    cell_of,
+    idea_serve,
+    make_project,
+    open_app,
+    open_chat,
+    say,
+    screenshot,
+)
+from tests.e2e.test_ui import ask_over_mcp, file_request
 
 pytestmark = pytest.mark.slow
 
@@ -61,9 +69,7 @@ def test_closing_a_cell_leaves_its_agent_in_the_background_and_a_cell_shows_it_a
         page.locator(".cell").first.get_by_title("Split right").click()
         expect(page.locator(".cell")).to_have_count(2)
         page.locator(".cell").nth(0).locator('.picker-row[data-agent="bot"] .picker-main').click()
-        composer = cell_of(page, "bot").locator(".chat-input")
-        composer.fill("hello")
-        composer.press("Enter")
+        say(cell_of(page, "bot"), "hello")
         expect(cell_of(page, "bot").locator(".msg.assistant")).to_have_text("echo: hello")
         cell_of(page, "bot").get_by_title(re.compile("^Close cell")).click()
         expect(page.locator(".cell")).to_have_count(1)
@@ -123,11 +129,7 @@ def test_a_lost_connection_keeps_what_was_on_screen_greyed_and_comes_back_by_its
 
     page.route_web_socket(re.compile(r"/ws"), relay)
     with idea_serve(tmp_path, project) as (url, _):
-        open_app(page, url)
-        page.locator('.picker-row[data-agent="bot"] .picker-main').click()
-        composer = cell_of(page, "bot").locator(".chat-input")
-        composer.fill("remember me")
-        composer.press("Enter")
+        say(open_chat(page, url), "remember me")
         reply = cell_of(page, "bot").locator(".msg.assistant")
         expect(reply).to_have_text("echo: remember me")
         sockets[-1].close(code=4000, reason="network gone")

@@ -14,7 +14,7 @@ import uuid
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import cell_of, focused_cell, open_app, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -23,20 +23,6 @@ PROBE = """n => { const t = window.ideaTerminals.get(n); return t && {
   replayedAt: t.replayedAt } }"""
 HAS_LINE = "([n, s]) => !!window.ideaTerminals.get(n)?.lines().some(l => l.includes(s))"
 LINES = "n => window.ideaTerminals.get(n).lines()"
-
-
-def open_app(page: Page, url: str) -> None:
-    page.goto(url)
-    expect(page.locator(".connection")).to_have_text("connected")
-    expect(page.locator(".cell").first).to_be_visible()
-
-
-def cell_of(page: Page, agent: str):
-    return page.locator(f'.cell[data-agent="{agent}"]')
-
-
-def focused_cell(page: Page):
-    return page.locator(".cell.focused")
 
 
 def start_shell(page: Page, cell_index: int = 0) -> None:

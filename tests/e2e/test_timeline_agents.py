@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import idea_serve, make_project, screenshot
-from tests.e2e.test_ui import ask_over_mcp, cell_of, open_app
+from tests.e2e.conftest import cell_of, idea_serve, make_project, open_app, screenshot
+from tests.e2e.test_ui import ask_over_mcp
 from tests.paths import FAKE_CLIS
 from tests.waiting import until_blocking
 

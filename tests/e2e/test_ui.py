@@ -20,20 +20,10 @@ from playwright.sync_api import Page, expect
 from idea.infrastructure.clis.declaration import mcp_server_entry
 from idea.infrastructure.stores.mcp_secret import write_agent_key
 from idea.infrastructure.stores.paths import ProjectPaths
-from tests.e2e.conftest import idea_serve, make_project, screenshot
+from tests.e2e.conftest import cell_of, idea_serve, make_project, open_app, screenshot
 from tests.waiting import until_blocking
 
 pytestmark = pytest.mark.slow
-
-
-def open_app(page: Page, url: str) -> None:
-    page.goto(url)
-    expect(page.locator(".connection")).to_have_text("connected")
-    expect(page.locator(".cell").first).to_be_visible()
-
-
-def cell_of(page: Page, agent: str):
-    return page.locator(f'.cell[data-agent="{agent}"]')
 
 
 @pytest.mark.timeout(120)

@@ -11,7 +11,7 @@ import contextlib
 import inspect
 import os
 import shutil
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,7 @@ from idea.infrastructure.files.json_document import encode_json
 from idea.infrastructure.processes.executables import detect
 from idea.infrastructure.processes.subreaper import Subreaper
 from idea.infrastructure.processes.system import SystemClock, UuidGenerator
+from idea.infrastructure.remote.host_server import HostServer
 from idea.infrastructure.stores.agents import MarkdownAgentStore
 from idea.infrastructure.stores.ask_journal import JsonlAskJournal
 from idea.infrastructure.stores.chat_log import JsonlChatLog
@@ -421,3 +422,32 @@ async def open_host(root: Path) -> ProjectHost:
         return await open_project(folder)
 
     return await ProjectHost.open(root, opener, RecentProjects())
+
+
+def host_server(root: Path, grace_s: float) -> HostServer:
+    """``idea host``'s daemon for the checkout in ``root`` (DESIGN.md §16): the real CLIs,
+    started as locally, whose MCP bridges reach the socket SSH forwards to IdeA's endpoint."""
+    paths = ProjectPaths(root)
+
+    def starter(
+        project_id: str, mcp_socket: str, key_of: Callable[[str], bytes], tool_timeout_s: float
+    ) -> SessionStarter:
+        return CliSessionStarter(
+            paths,
+            project_id,
+            default_terminal_launcher(),
+            CLIS,
+            tool_timeout_s=tool_timeout_s,
+            with_mcp=True,
+            folder_of=lambda _agent: root,
+            mcp_endpoint=mcp_socket,
+            agent_key_of=key_of,
+        )
+
+    def mcp_socket(project_id: str) -> str:
+        path = mcp_endpoint(project_id, str(root))
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)  # a forward of a link that dropped: SSH will bind it again
+        return path
+
+    return HostServer(starter, mcp_socket, grace_s)

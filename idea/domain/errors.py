@@ -13,6 +13,7 @@
     ├── AgentFailed                AGENT_FAILED
     │   └── RateLimited            RATE_LIMITED    (resets_at_ms)
     ├── Unavailable                UNAVAILABLE
+    │   └── HostLinkLost           HOST_LINK_LOST
     ├── Untrusted                  UNTRUSTED
     ├── DepthExceeded              DEPTH_EXCEEDED
     └── BudgetExceeded             BUDGET_EXCEEDED
@@ -167,3 +168,10 @@ class BudgetExceeded(IdeaError):
     """A delegation chain spent its ``chain_token_budget``; no nested ask starts (§15)."""
 
     code = "BUDGET_EXCEEDED"
+
+
+class HostLinkLost(Unavailable):
+    """The link to an agent's remote host is gone for good (it did not come back within the
+    host's grace period, or the host restarted and lost its agents: DESIGN.md §16)."""
+
+    code = "HOST_LINK_LOST"

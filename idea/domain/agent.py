@@ -173,6 +173,20 @@ class AgentIdReassigned:
         return {"code": "CONFLICT", "message": self.message, "agent": self.name}
 
 
+def check_host(host: str | None, workspace: Workspace) -> str | None:
+    """``host`` if an agent may run there; raises ``Invalid`` (field ``host``): not a host name,
+    or with a worktree of its own (an agent on another host works in that host's checkout)."""
+    if host is None:
+        return None
+    try:
+        validate_slug(host, "host")
+    except Invalid as exc:
+        raise Invalid(exc.message, "host") from None
+    if workspace is Workspace.WORKTREE:
+        raise Invalid("host: an agent on another host works in its checkout there", "host")
+    return host
+
+
 def validate_model(value: str | None) -> str | None:
     """The model name to save (None: the CLI's default). Raises ``Invalid`` (field ``model``)."""
     if value is None or not value.strip():

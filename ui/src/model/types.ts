@@ -26,6 +26,9 @@ export type AgentRow = {
 
 export type LinkState = "up" | "reconnecting" | "lost" | "closed";
 
+/** hosts.list: a host of the user's hosts.json (DESIGN.md §16). */
+export type HostInfo = { name: string; ssh: string; root: string };
+
 // agents.get: a row with the agent's context (agents.list leaves it out: it may be large), and who
 // may ask it (DESIGN.md §15): ["*"] = anyone, else agent names (the user always may).
 export type AgentDetail = AgentRow & { context: string; asks_from?: string[] };

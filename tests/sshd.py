@@ -188,7 +188,7 @@ class Sshd:
             ):
                 with contextlib.suppress(psutil.NoSuchProcess):
                     found.setdefault(conn.pid, psutil.Process(conn.pid))
-        return list(found.values())
+        return [p for p in found.values() if _alive(p)]
 
     def cut_connections(self) -> int:
         """Kill every live connection's sshd processes at once (the listener goes on accepting):
@@ -228,17 +228,18 @@ class Sshd:
         return self.log.text()
 
 
+def _alive(process: psutil.Process) -> bool:
+    """Not gone, not a zombie (dead; its parent reaps it when it will), not exiting."""
+    try:
+        return process.status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.NoSuchProcess:
+        return False
+
+
 def _wait_gone(processes: Sequence[psutil.Process]) -> None:
-    """Until each is gone or a zombie (dead; its parent reaps it when it will)."""
-
-    def alive(process: psutil.Process) -> bool:
-        try:
-            return process.status() != psutil.STATUS_ZOMBIE
-        except psutil.NoSuchProcess:
-            return False
-
+    """Until each is gone or a zombie."""
     deadline = time.monotonic() + STOP_TIMEOUT_S
-    while left := [p for p in processes if alive(p)]:
+    while left := [p for p in processes if _alive(p)]:
         assert time.monotonic() < deadline, f"still alive after SIGKILL: {left}"
         time.sleep(0.01)
 

@@ -118,7 +118,7 @@ async def connect(
             host.address, config=(), client_factory=lambda: client, **settings
         )
     except asyncssh.HostKeyNotVerifiable as exc:
-        raise _host_key_refused(host, client, files, exc) from None
+        raise _host_key_refused(host, client, files, exc) from exc
     except asyncssh.PermissionDenied as exc:
         raise _auth_refused(host, options, keys) from exc
     except (TimeoutError, OSError, asyncssh.Error) as exc:
@@ -184,7 +184,7 @@ def _host_key_refused(
             f"{fingerprint}), and IdeA connects only to hosts whose key it can check. Check that "
             f"this is the host's key (on the host: ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub), "
             f"then accept it: `{ssh}{target}` once (it asks), or "
-            f"`{keyscan}{host.address} >> {shown}`",
+            f"`{keyscan}{host.address} >> {shlex.quote(shown)}`",
             host=host.name,
             address=host.endpoint,
             fingerprint=fingerprint,
@@ -196,7 +196,8 @@ def _host_key_refused(
         f"host '{host.name}': the host key of {host.endpoint} CHANGED: it is now {kind} "
         f"{fingerprint}, which the known key ({where}) is not. Someone may be between you and "
         "the host, or the host was reinstalled: IdeA refuses to connect. If you know why it "
-        f"changed, remove the old key (`ssh-keygen -f {first_path} -R '{pattern}'`) and accept "
+        f"changed, remove the old key (`ssh-keygen -f {shlex.quote(first_path)} -R '{pattern}'`) "
+        "and accept "
         "the new one",
         host=host.name,
         address=host.endpoint,
@@ -211,6 +212,8 @@ def _auth_refused(
     loaded = len(options.client_keys or ())
     if keys:
         offered = f"the key {', '.join(keys)}" if len(keys) == 1 else f"the keys {', '.join(keys)}"
+        if loaded < len(keys):
+            offered += " (one with a passphrase is offered through the agent only: ssh-add it)"
     else:
         offered = f"{loaded} key(s) from ~/.ssh/config's IdentityFile or ~/.ssh/id_*"
     if options.agent_path:

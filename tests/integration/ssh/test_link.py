@@ -2,6 +2,8 @@
 each failure a typed error that says what to do."""
 
 import asyncio
+import os
+import shutil
 import socket
 import subprocess
 import time
@@ -22,8 +24,9 @@ from idea.domain.errors import (
     Unavailable,
 )
 from idea.infrastructure.ssh import link
+from tests.processes import spawned
 from tests.sshd import fingerprint, keygen, running_sshd
-from tests.waiting import until
+from tests.waiting import until, until_blocking
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -63,7 +66,7 @@ async def test_an_unknown_host_key_is_refused_with_its_fingerprint(sshd, tmp_pat
         "address": f"127.0.0.1:{sshd.port}",
         "fingerprint": expected,
     }
-    assert not sshd.connections()  # nothing was left logged in
+    await until(lambda: not sshd.connections(), what="no connection left logged in")
 
 
 async def test_by_default_the_users_known_hosts_decides(sshd, tmp_path, monkeypatch):
@@ -157,6 +160,45 @@ async def test_client_keys_replace_the_identity_file(sshd, tmp_path):
     await close(conn)
 
 
+@pytest.fixture
+def agent(tmp_path, monkeypatch):
+    """An ssh-agent of this test's own, as SSH_AUTH_SOCK; yields a function adding a key."""
+    sock = tmp_path / "agent.sock"
+    with spawned(["ssh-agent", "-D", "-a", str(sock)]) as process:
+        until_blocking(sock.exists, what="ssh-agent's socket")
+        monkeypatch.setenv("SSH_AUTH_SOCK", str(sock))
+
+        def add(key):
+            env = {**os.environ, "SSH_AUTH_SOCK": str(sock)}
+            subprocess.run(["ssh-add", "-q", str(key)], env=env, check=True, timeout=30)
+
+        yield add
+        process.terminate()
+
+
+async def test_the_agents_keys_are_offered(sshd, agent, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))  # no default key: only the agent's can log in
+    host = sshd.host(identity_file=None)
+    with pytest.raises(AuthRefused, match="the ssh-agent's keys"):
+        await link.connect(host, known_hosts=str(sshd.known_hosts))
+    agent(sshd.client_key)
+    await close(await link.connect(host, known_hosts=str(sshd.known_hosts)))
+
+
+async def test_a_key_with_a_passphrase_is_left_to_the_agent(sshd, tmp_path):
+    locked = tmp_path / "locked"
+    shutil.copy(sshd.client_key, locked)
+    locked.chmod(0o600)
+    subprocess.run(
+        ["ssh-keygen", "-q", "-p", "-N", "secret", "-P", "", "-f", str(locked)],
+        check=True,
+        capture_output=True,
+        timeout=30,
+    )
+    with pytest.raises(AuthRefused, match="ssh-add it"):
+        await connected(sshd, identity_file=str(locked))
+
+
 async def test_an_identity_file_that_is_not_there_names_the_field(sshd, tmp_path):
     with pytest.raises(Invalid) as caught:
         await connected(sshd, identity_file=str(tmp_path / "nope"))
@@ -204,7 +246,7 @@ async def test_a_dropped_link_is_reported_as_unreachable(sshd):
             await link.run_command(conn, sshd.host(), "true", timeout=5)
     finally:
         await close(conn)
-    assert not sshd.connections()
+    await until(lambda: not sshd.connections(), what="no connection left")
 
 
 async def test_the_host_idea_version(sshd):

@@ -11,8 +11,8 @@ from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(60)
 
-# Detached from the session (its own session id, no stdio): only the fixture's end can stop it.
-DETACHED = "setsid sleep 300 < /dev/null > /dev/null 2>&1 & echo $!"
+# Left behind by its session (no stdio to it): only the fixture's end can stop it.
+DETACHED = "sleep 300 < /dev/null > /dev/null 2>&1 & echo $!"
 
 
 async def start_detached(sshd) -> int:
@@ -51,6 +51,7 @@ async def test_the_end_stops_sshd_and_whatever_the_sessions_started(monkeypatch)
     with running_sshd() as sshd:
         pid = await start_detached(sshd)
         detached = psutil.Process(pid)
+        await until(lambda: detached.name() == "sleep", what="the shell's child runs sleep")
         assert detached.environ().get("IDEA_TEST_SSHD") == sshd.token
         listener = psutil.Process(sshd.process.pid)
         work, keys = sshd.work, sshd.folder

@@ -135,6 +135,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from idea.bridge.main import main as bridge_main
 
         return bridge_main(args_list[1:])
+    if args_list[:1] == ["host"]:
+        # What SSH runs on an agent's host: a light relay, or (--daemon) the agents' keeper.
+        if "--daemon" in args_list:
+            from idea.app.host_daemon import main as daemon_main
+
+            return daemon_main(args_list[1:])
+        from idea.bridge.host_relay import main as host_main
+
+        return host_main(args_list[1:])
     from pathlib import Path
 
     from idea.domain.errors import IdeaError, Internal

@@ -11,7 +11,7 @@ import contextlib
 import inspect
 import os
 import shutil
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +53,7 @@ from idea.domain.agent import AgentIdReassigned
 from idea.domain.builtin_profiles import builtin_profiles
 from idea.domain.commands import Source
 from idea.domain.errors import CorruptFile, IdeaError, Invalid
+from idea.domain.events import AgentsChanged
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.policy import Policy
 from idea.domain.profile import Profile
@@ -68,6 +69,13 @@ from idea.infrastructure.files.json_document import encode_json
 from idea.infrastructure.processes.executables import detect
 from idea.infrastructure.processes.subreaper import Subreaper
 from idea.infrastructure.processes.system import SystemClock, UuidGenerator
+from idea.infrastructure.remote.host_server import HostServer
+from idea.infrastructure.remote.links import HostLinks
+from idea.infrastructure.remote.sessions import (
+    HostRoutingStarter,
+    RemoteStarter,
+    project_agent_key,
+)
 from idea.infrastructure.stores.agents import MarkdownAgentStore
 from idea.infrastructure.stores.ask_journal import JsonlAskJournal
 from idea.infrastructure.stores.chat_log import JsonlChatLog
@@ -278,6 +286,7 @@ def project_runtime(
     starter: SessionStarter,
     ask_timeout_s: float | None = None,
     tool_timeout_s: float | None = None,
+    hosts: HostLinks | None = None,
 ) -> ProjectRuntime:
     """One project's runtime: its core, its file door and its MCP listener (not started).
     ``tool_timeout_s``: the MCP tool timeout the starter declares to the CLIs; asks from them
@@ -335,7 +344,19 @@ def project_runtime(
     watch = CliVersionWatch(core.bus, s.agents, versions.passed, runs, current_version)
     door = FileDoor(s.paths.orchestrator, answer_file)
     epitaphs = TerminalEpitaphs(core.bus, core.sessions, s.clock)
-    return ProjectRuntime(s, core, door, backend, listener, epitaphs, closing=(watch.close,))
+    if hosts is not None:  # the UI shows each remote agent's link
+        hosts.on_state(lambda _name, _state: core.bus.publish(AgentsChanged()))
+    return ProjectRuntime(
+        s, core, door, backend, listener, epitaphs, closing=(watch.close,), hosts=hosts
+    )
+
+
+def remote_starter(
+    services: ProjectServices, local: SessionStarter, hosts: HostLinks
+) -> SessionStarter:
+    """``local`` for this machine's agents; an agent with a ``host`` starts there (§16)."""
+    remote = RemoteStarter(hosts.link_for, project_agent_key(services.paths.mcp_key))
+    return HostRoutingStarter(local, remote)
 
 
 async def open_project(
@@ -426,6 +447,35 @@ async def open_host(root: Path) -> ProjectHost:
         return await open_project(folder)
 
     return await ProjectHost.open(root, opener, RecentProjects())
+
+
+def host_server(root: Path, grace_s: float) -> HostServer:
+    """``idea host``'s daemon for the checkout in ``root`` (DESIGN.md §16): the real CLIs,
+    started as locally, whose MCP bridges reach the socket SSH forwards to IdeA's endpoint."""
+    paths = ProjectPaths(root)
+
+    def starter(
+        project_id: str, mcp_socket: str, key_of: Callable[[str], bytes], tool_timeout_s: float
+    ) -> SessionStarter:
+        return CliSessionStarter(
+            paths,
+            project_id,
+            default_terminal_launcher(),
+            CLIS,
+            tool_timeout_s=tool_timeout_s,
+            with_mcp=True,
+            folder_of=lambda _agent: root,
+            mcp_endpoint=mcp_socket,
+            agent_key_of=key_of,
+        )
+
+    def mcp_socket(project_id: str) -> str:
+        path = mcp_endpoint(project_id, str(root))
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)  # a forward of a link that dropped: SSH will bind it again
+        return path
+
+    return HostServer(starter, mcp_socket, grace_s)
 
 
 def host_store() -> JsonHostStore:

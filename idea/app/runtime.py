@@ -45,6 +45,7 @@ from idea.infrastructure.files.atomic import remove_stale_temps
 from idea.infrastructure.processes.leftovers import kill_leftover_processes
 from idea.infrastructure.processes.system import SystemClock, UuidGenerator
 from idea.infrastructure.processes.tree import ProcessRecord
+from idea.infrastructure.remote.links import HostLinks
 from idea.infrastructure.stores.agents import MarkdownAgentStore
 from idea.infrastructure.stores.ask_journal import JsonlAskJournal
 from idea.infrastructure.stores.chat_log import JsonlChatLog
@@ -122,8 +123,11 @@ class ProjectRuntime:
         listener: Callable[[bytes], McpListener],
         epitaphs: TerminalEpitaphs,
         closing: Sequence[Callable[[], Awaitable[None]]] = (),
+        hosts: HostLinks | None = None,
     ) -> None:
         self._closing = tuple(closing)  # what else ends with the project (watchers)
+        # The links to the hosts its remote agents run on (DESIGN.md §16): ended after them.
+        self.hosts = hosts
         self.epitaphs = epitaphs  # what each terminal agent said last when it exited by itself
         self.services = services
         self.core = core
@@ -246,6 +250,8 @@ class ProjectRuntime:
             await self.ask.close()
             await self.orchestrator.close()
             await self.stop_agent.stop_all("project closed")
+            if self.hosts is not None:
+                await self.hosts.close()
             if self.listener is not None:
                 await self.listener.stop()
         finally:

@@ -188,6 +188,7 @@ class UiApi:
             permission_mode=opt_text(p, "permission_mode") or None,
             workspace=opt_choice(p, "workspace", WORKSPACES) or Workspace.PROJECT,
             asks_from=parse_asks_from(p.get("asks_from")),
+            host=opt_text(p, "host") or None,
         )
         agent = create_agent(self._s.agents, self._s.profiles, self._s.ids, new)
         self._rt.bus.publish(AgentsChanged())
@@ -210,6 +211,8 @@ class UiApi:
             keep_model="model" not in p,
             permission_mode=opt_text(p, "permission_mode") or None,
             keep_permission_mode="permission_mode" not in p,
+            host=opt_text(p, "host") or None,
+            keep_host="host" not in p,
         )
         changed = update_agent(
             self._s.agents, self._s.profiles, self._rt.sessions, text(p, "name"), changes

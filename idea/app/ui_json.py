@@ -149,6 +149,12 @@ def agent_rows(
                 "node_id": running.node_id if running else None,
                 "status": row.status.value if row else "idle",
                 "hibernated": runtime.core.hibernation.is_asleep(agent.id),
+                # Its host (DESIGN.md §16) and the link's state: up, reconnecting, lost, closed;
+                # None before the first connection.
+                "host": agent.host,
+                "link": None
+                if agent.host is None or runtime.hosts is None
+                else runtime.hosts.state(agent.host),
                 "last_exit": None if (e := runtime.epitaphs.of(agent.id)) is None else e.to_json(),
             }
         )

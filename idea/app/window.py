@@ -126,6 +126,8 @@ class _CoreThread(threading.Thread):
     def __init__(self, root: Path, out: Printer, err: Printer, port: int) -> None:
         super().__init__(name="idea-core", daemon=True)
         self._root, self._out, self._err, self._port = root, out, err, port
+        # The open project's folder (the folder dialog starts beside it).
+        self.current_root = root
         self.ui: concurrent.futures.Future[tuple[str, str]] = concurrent.futures.Future()
         self.on_switch: Callable[[str], None] = lambda _name: None
         self.error: BaseException | None = None
@@ -155,6 +157,7 @@ class _CoreThread(threading.Thread):
         self.ui.set_result((host.current.services.info.name, url))
 
     def _switched(self, runtime: ProjectRuntime) -> None:
+        self.current_root = runtime.services.paths.root
         self.on_switch(runtime.services.info.name)
 
     def stop(self) -> None:
@@ -257,7 +260,9 @@ class _WindowApp:
         """The native folder dialog (called from a pywebview API thread); None if cancelled."""
         import webview  # noqa: PLC0415
 
-        chosen = self._window.create_file_dialog(webview.FileDialog.FOLDER)
+        # Beside the open project, where another checkout or project most often is.
+        beside = self._core.current_root.resolve().parent
+        chosen = self._window.create_file_dialog(webview.FileDialog.FOLDER, directory=str(beside))
         if not chosen:
             return None
         return str(chosen[0] if isinstance(chosen, list | tuple) else chosen)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from idea.application.event_bus import EventPublisher
 from idea.application.ports import AgentStore, IdGenerator, ProfileStore
-from idea.domain.agent import Agent, Workspace, validate_model
+from idea.domain.agent import Agent, Workspace, check_host, validate_model
 from idea.domain.errors import Conflict, Invalid, NotFound
 from idea.domain.events import AgentsChanged
 from idea.domain.names import validate_slug
@@ -25,6 +25,7 @@ class NewAgent:
     workspace: Workspace = Workspace.PROJECT
     asks_from: tuple[str, ...] = (ANYONE,)
     permission_mode: str | None = None
+    host: str | None = None  # None: this machine (DESIGN.md §16)
 
 
 def create_agent(
@@ -41,6 +42,7 @@ def create_agent(
         raise Invalid(f"profile '{profile.name}' cannot run in {new.mode.value} mode", "mode")
     model = validate_model(new.model)
     profile.check_permission_mode(new.permission_mode)
+    host = check_host(new.host, new.workspace)
     if agents.exists(new.name):
         raise Conflict(f"an agent named '{new.name}' already exists")
     agent = Agent(
@@ -54,6 +56,7 @@ def create_agent(
         context=new.context,
         workspace=new.workspace,
         asks_from=new.asks_from,
+        host=host,
     )
     agents.save(agent)
     return agent

@@ -11,7 +11,7 @@ from typing import Literal
 
 from idea.application.live_sessions import LiveSessions
 from idea.application.ports import AgentStore, ProfileStore, Workspaces
-from idea.domain.agent import Agent, Workspace, validate_model
+from idea.domain.agent import Agent, Workspace, check_host, validate_model
 from idea.domain.errors import Conflict, Invalid, MissingField
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
@@ -35,6 +35,8 @@ class AgentChanges:
     keep_model: bool = True
     permission_mode: str | None = None
     keep_permission_mode: bool = True
+    host: str | None = None  # None with keep_host False: this machine
+    keep_host: bool = True
 
 
 def update_agent(
@@ -68,6 +70,10 @@ def update_agent(
     workspace = changes.workspace or agent.workspace
     if workspace is not agent.workspace:
         refuse_live(sessions, agent, "moved to another workspace")
+    host = agent.host if changes.keep_host else changes.host
+    if host != agent.host:
+        refuse_live(sessions, agent, "moved to another host")
+    host = check_host(host, workspace)
     changed = replace(
         agent,
         profile=profile.name,
@@ -78,6 +84,7 @@ def update_agent(
         permission_mode=permission_mode,
         workspace=workspace,
         asks_from=changes.asks_from if changes.asks_from is not None else agent.asks_from,
+        host=host,
     )
     if changes.new_name is not None and changes.new_name != agent.name:
         try:

@@ -26,6 +26,7 @@ _KNOWN = (
     "workspace",
     "asks_from",
     "permission_mode",
+    "host",
 )
 # An agent's context is read on each launch and shown in the UI's editor: a role, instructions,
 # not a data file. Bounded so that one file cannot exceed a UI client's message bound.
@@ -57,10 +58,15 @@ class Agent:
     asks_from: tuple[str, ...] = (ANYONE,)
     # How its CLI asks for permissions (``Profile.permission_modes``); None: as the CLI is set up.
     permission_mode: str | None = None
+    # The machine its CLI runs on: a host of the user's ``hosts.json`` (DESIGN.md §16); None:
+    # this one.
+    host: str | None = None
 
     def __post_init__(self) -> None:
         validate_slug(self.name, "agent name")
         validate_slug(self.profile, "profile")
+        if self.host is not None:
+            validate_slug(self.host, f"agent {self.name}: field 'host'")
         if not self.id:
             raise Invalid("agent id must not be empty")
         if len(self.context) > CONTEXT_MAX_CHARS:
@@ -89,6 +95,8 @@ class Agent:
             front["asks_from"] = render_asks_from(self.asks_from)
         if self.permission_mode is not None:
             front["permission_mode"] = self.permission_mode
+        if self.host is not None:
+            front["host"] = self.host
         front.update(self.extra)
         return front
 
@@ -136,6 +144,7 @@ class Agent:
             mode=mode,
             model=_scalar(front, "model"),
             permission_mode=_scalar(front, "permission_mode") or None,
+            host=_scalar(front, "host") or None,
             description=_scalar(front, "description"),
             context=doc.body,
             extra={k: v for k, v in front.items() if k not in _KNOWN},
@@ -162,6 +171,20 @@ class AgentIdReassigned:
 
     def to_dict(self) -> dict[str, str]:
         return {"code": "CONFLICT", "message": self.message, "agent": self.name}
+
+
+def check_host(host: str | None, workspace: Workspace) -> str | None:
+    """``host`` if an agent may run there; raises ``Invalid`` (field ``host``): not a host name,
+    or with a worktree of its own (an agent on another host works in that host's checkout)."""
+    if host is None:
+        return None
+    try:
+        validate_slug(host, "host")
+    except Invalid as exc:
+        raise Invalid(exc.message, "host") from None
+    if workspace is Workspace.WORKTREE:
+        raise Invalid("host: an agent on another host works in its checkout there", "host")
+    return host
 
 
 def validate_model(value: str | None) -> str | None:

@@ -19,7 +19,8 @@
     ├── Unavailable                UNAVAILABLE
     │   ├── HostUnreachable        HOST_UNREACHABLE   (host, address)
     │   ├── HostIdeaMissing        HOST_IDEA_MISSING  (host)
-    │   └── HostIdeaVersion        HOST_IDEA_VERSION  (host, local_version, remote_version)
+    │   ├── HostIdeaVersion        HOST_IDEA_VERSION  (host, local_version, remote_version)
+    │   └── HostLinkLost           HOST_LINK_LOST
     ├── Untrusted                  UNTRUSTED
     ├── DepthExceeded              DEPTH_EXCEEDED
     └── BudgetExceeded             BUDGET_EXCEEDED
@@ -288,3 +289,10 @@ class HostIdeaVersion(Unavailable):
             local_version=self.local_version,
             remote_version=self.remote_version,
         )
+
+
+class HostLinkLost(Unavailable):
+    """The link to an agent's remote host is gone for good (it did not come back within the
+    host's grace period, or the host restarted and lost its agents: DESIGN.md §16)."""
+
+    code = "HOST_LINK_LOST"

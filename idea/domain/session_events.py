@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from idea.domain.errors import Invalid
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.usage import RateLimit, Usage
 
@@ -77,3 +78,55 @@ class TurnFinished:
 
 
 SessionEvent = TextDelta | ToolUse | ToolResult | TurnFinished
+
+
+def session_event_from_json(obj: JsonValue) -> SessionEvent:
+    """The event ``to_json`` wrote (a remote host's); raises ``Invalid`` naming what is wrong."""
+    if not isinstance(obj, dict):
+        raise Invalid("a session event must be an object")
+    kind = obj.get("type")
+    if kind == "text":
+        return TextDelta(_text(obj, "text"))
+    if kind == "tool_use":
+        return ToolUse(_text(obj, "tool_id"), _text(obj, "name"), obj.get("input"))
+    if kind == "tool_result":
+        return ToolResult(_text(obj, "tool_id"), _text(obj, "output"), obj.get("is_error") is True)
+    if kind == "final":
+        usage = obj.get("usage")
+        limit = obj.get("rate_limit")
+        return TurnFinished(
+            text=_text(obj, "text"),
+            is_error=obj.get("is_error") is True,
+            error=_optional_text(obj, "error"),
+            conversation_id=_optional_text(obj, "conversation_id"),
+            usage=Usage.of(
+                usage.get("input_tokens", 0),
+                usage.get("output_tokens", 0),
+                usage.get("cache_read_tokens", 0),
+                usage.get("cache_write_tokens", 0),
+                usage.get("cost_usd"),
+            )
+            if isinstance(usage, dict)
+            else None,
+            rate_limit=_rate_limit(limit) if isinstance(limit, dict) else None,
+            interrupted=obj.get("interrupted") is True,
+        )
+    raise Invalid(f"unknown session event type {str(kind)[:40]!r}", "type")
+
+
+def _rate_limit(obj: JsonObject) -> RateLimit:
+    resets = obj.get("resets_at_ms")
+    if not isinstance(resets, int) or isinstance(resets, bool):
+        resets = None
+    return RateLimit(_text(obj, "reason"), resets)
+
+
+def _text(obj: JsonObject, key: str) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str):
+        raise Invalid(f"session event field '{key}' must be a string", key)
+    return value
+
+
+def _optional_text(obj: JsonObject, key: str) -> str | None:
+    return None if obj.get(key) is None else _text(obj, key)

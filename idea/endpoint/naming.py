@@ -123,3 +123,15 @@ def ensure_endpoint_dir(endpoint: str) -> None:
         pass
     if not is_private_dir(folder):
         raise PermissionError(f"{folder} is not a private folder of this user's")
+
+
+def host_endpoint(root: str) -> str:
+    """The Unix socket of ``idea host``'s daemon for the checkout in ``root`` (POSIX): the relay
+    that SSH runs reaches the agents this daemon keeps alive across dropped links (§16)."""
+    if sys.platform == "win32":
+        raise OSError("an agent host is POSIX only")
+    name = "host-" + _digest("host\0" + os.path.normcase(os.path.abspath(root)))
+    folder = endpoint_dir()
+    if len(os.path.join(folder, f"{name}.sock").encode("utf-8")) > MAX_SOCKET_PATH:
+        folder = os.path.join("/tmp", f"idea-{os.getuid()}")
+    return os.path.join(_usable(folder), f"{name}.sock")

@@ -107,6 +107,8 @@ def test_duplicate_agent_is_refused(tmp_path):
 
 
 def test_agent_commands_outside_a_project_say_so(tmp_path):
+    stray = [f for f in tmp_path.parents if (f / ".ideai" / "project.json").is_file()]
+    assert not stray, f"a project was left in a folder above the tests' own: {stray}"
     out = idea("agent", "list", cwd=tmp_path)
     assert out.returncode == 2
     assert "idea init" in out.stderr

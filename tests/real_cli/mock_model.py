@@ -132,8 +132,14 @@ class RateLimited:
       headers of a spent window (Codex relays that window's ``resetsAt``);
     * Chat Completions: ``insufficient_quota`` whose message says ``It will reset at <ISO>``
       (Qwen Code fails fast on such a message; OpenCode retries every 429 without end);
-    * Gemini: ``RESOURCE_EXHAUSTED`` saying ``Please retry in <N>s`` (beyond Gemini CLI's 300 s
-      retry budget, so it is terminal).
+    * Gemini: ``RESOURCE_EXHAUSTED`` as the Gemini API refuses a spent daily quota: its message
+      says ``limit: 0`` and ``Please retry in <N>s``, its details a ``QuotaFailure`` whose quotaId
+      is ``…PerDay…`` and a ``RetryInfo`` of ``<N>s``. Each of these alone makes Gemini CLI
+      0.61.0 (``classifyGoogleError``) call it a ``TerminalQuotaError``, the first check (``limit:
+      0``) keeping the API's message, so the reset reaches the result: it fails the turn at once,
+      with no fallback model to try (a single-model chain, no fallback handler when headless).
+      Without details and ``limit: 0`` a 429 is terminal only while its "retry in" exceeds
+      300 s; any other 429 is retried, 10 attempts from 5 s apart up to 30 s.
     """
 
     resets_in_s: int = 3600
@@ -1158,11 +1164,24 @@ def _rate_limited(api: str, resets_in_s: int) -> tuple[dict[str, Any], dict[str,
         window = {"used-percent": "100", "window-minutes": "300", "reset-at": str(resets_at)}
         return {"error": error}, {f"x-codex-primary-{k}": v for k, v in window.items()}
     if api == "gemini":
+        # The Gemini API's refusal of a spent daily quota, its google.rpc details included.
+        metric = "generativelanguage.googleapis.com/generate_content_free_tier_requests"
         message = (
-            "Quota exceeded for metric: generate_content_requests, limit: 10. "
+            "You exceeded your current quota, please check your plan and billing details.\n"
+            f"* Quota exceeded for metric: {metric}, limit: 0\n"
             f"Please retry in {resets_in_s}s."
         )
-        return {"error": {"code": 429, "message": message, "status": "RESOURCE_EXHAUSTED"}}, {}
+        violation = {
+            "quotaMetric": metric,
+            "quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+            "quotaDimensions": {"location": "global"},
+        }
+        details = [
+            {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [violation]},
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{resets_in_s}s"},
+        ]
+        error = {"code": 429, "message": message, "status": "RESOURCE_EXHAUSTED"}
+        return {"error": {**error, "details": details}}, {}
     when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(resets_at))
     message = f"Quota exceeded for this API key. It will reset at {when}."
     error = {"type": "insufficient_quota", "code": "insufficient_quota", "message": message}

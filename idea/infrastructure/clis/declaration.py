@@ -52,8 +52,11 @@ def frozen_command(
     return appimage if inside and is_mount(appdir) else executable
 
 
-def mcp_server_entry(project_id: str, root: Path, agent_id: str, key_file: Path) -> McpServerEntry:
-    """How an agent's CLI starts the bridge to the project checked out in ``root``."""
+def mcp_server_entry(
+    project_id: str, root: Path, agent_id: str, key_file: Path, endpoint: str | None = None
+) -> McpServerEntry:
+    """How an agent's CLI starts the bridge to the project checked out in ``root`` (or to
+    ``endpoint``: on a remote host, the socket SSH forwards to it)."""
     command, prefix = idea_invocation()
     env: dict[str, str] = {}
     if not getattr(sys, "frozen", False):
@@ -65,7 +68,7 @@ def mcp_server_entry(project_id: str, root: Path, agent_id: str, key_file: Path)
         *prefix,
         "mcp-server",
         "--endpoint",
-        mcp_endpoint(project_id, str(root)),
+        endpoint or mcp_endpoint(project_id, str(root)),
         "--project",
         project_id,
         "--requester",

@@ -33,7 +33,7 @@ from idea.infrastructure.processes.executables import resolve_executable
 from idea.infrastructure.processes.leftovers import PROJECT_ROOT_VAR
 from idea.infrastructure.processes.run_dir import prepare_run_dir, record_pids
 from idea.infrastructure.processes.tree import SESSION_TAG_VAR
-from idea.infrastructure.stores.mcp_secret import write_agent_key
+from idea.infrastructure.stores.mcp_secret import AGENT_KEY_FILE, write_agent_key
 from idea.infrastructure.stores.paths import ProjectPaths
 
 DECLARATION_FILE = "mcp.json"
@@ -51,7 +51,11 @@ class CliSessionStarter:
         tool_timeout_s: float = 600.0,
         with_mcp: bool = True,
         folder_of: Callable[[Agent], Path] | None = None,
+        mcp_endpoint: str | None = None,
+        agent_key_of: Callable[[str], bytes] | None = None,
     ) -> None:
+        """``mcp_endpoint``/``agent_key_of``: on a remote host (§16), the socket SSH forwards to
+        the project's endpoint and the key IdeA sent for each agent (default: this project's)."""
         # Where an agent's CLI works: the project, or its own worktree (made on first use).
         self._folder_of = folder_of or (lambda _agent: paths.root)
         self._paths = paths
@@ -61,6 +65,8 @@ class CliSessionStarter:
         self._base_env = dict(os.environ if base_env is None else base_env)
         self._tool_timeout_s = tool_timeout_s
         self._with_mcp = with_mcp
+        self._mcp_endpoint = mcp_endpoint
+        self._agent_key_of = agent_key_of
 
     async def start_terminal(
         self, agent: Agent, profile: Profile, rows: int, cols: int
@@ -146,8 +152,14 @@ class CliSessionStarter:
         )
 
     def _mcp_entry(self, agent: Agent, run_dir: Path) -> McpServerEntry:
-        key_file = write_agent_key(self._paths.mcp_key, run_dir, agent.id)
-        return mcp_server_entry(self._project_id, self._paths.root, agent.id, key_file)
+        if self._agent_key_of is None:
+            key_file = write_agent_key(self._paths.mcp_key, run_dir, agent.id)
+        else:
+            key_file = run_dir / AGENT_KEY_FILE
+            write_atomic(key_file, self._agent_key_of(agent.id), mode=0o600)
+        return mcp_server_entry(
+            self._project_id, self._paths.root, agent.id, key_file, self._mcp_endpoint
+        )
 
     @staticmethod
     def _generic_injection(spec: StructuredSpec, profile: Profile) -> TerminalInjection:

@@ -8,14 +8,24 @@ the real CLI's contract where the adapter depends on it:
   (``$GEMINI_CLI_HOME`` or ``$HOME``/.gemini/settings.json) set ``security.auth.selectedType``;
 - workspace settings are ``<cwd>/.gemini/settings.json`` (JSON with comments); context files are
   ``GEMINI.md`` (or ``context.fileName``) in the cwd and in ``context.includeDirectories``;
-- sessions are kept per cwd under ``$HOME/.gemini/fake-gemini/``: ``--session-id`` of an existing
-  session → exit 42 ``Session ID "…" already exists…``; ``--resume`` of an unknown session, or of
-  one that holds no message yet → exit 42 ``Invalid session identifier``. As in the real CLI the
-  session file exists (empty) before ``init``, and holds the prompt right after the user echo;
+- sessions are files as 0.61.0 writes them: JSON lines in
+  ``$HOME/.gemini/tmp/<slug>/chats/session-<YYYY-MM-DDTHH-MM>-<id[:8]>.jsonl`` (``<slug>`` for the
+  cwd, named in ``<slug>/.project_root``; ``$FAKE_GEMINI_MINUTE`` replaces the minute), replayed
+  like the CLI replays them: a message by id, ``$set`` merging (its ``messages`` replace all).
+  ``--session-id`` of an existing session → exit 42 ``Session ID "…" already exists…``;
+  ``--resume`` when no file holds a resumable message (a prompt, not the ``<session_context>``,
+  or a reply) → exit 42 ``No previous sessions found for this project.``, of an unknown session →
+  exit 42 ``Invalid session identifier``. Every run first records itself as a new session (a
+  header and ``$set`` of the session context alone) under the current minute's name, which is the
+  resumed file itself within the minute it began; a resumed run then writes the history back
+  (``$set`` of all its messages) before ``init``. A run killed before that has left nothing to
+  resume, as the real CLI's does. The prompt is recorded right after the user echo;
 - stdout: ``init``, the user ``message``, assistant ``message`` deltas, ``result``, with timestamps.
 
 Replies: ``echo: <prompt>`` in two deltas. Prompts containing ``SLOW`` start a child process and
-hang until killed; ``HANG_BEFORE_INIT`` hangs before ``init`` (its session exists but is empty);
+hang until killed; ``HANG_BEFORE_INIT`` hangs before ``init`` (its session holds no message yet);
+``HANG_WHILE_RESUMING`` hangs, on a resumed run, before the history is written back (and appends
+``{"hanging": "resuming", "pid": …}`` to the log);
 ``FAIL`` ends with ``result{status: "error"}`` and exit 1; ``RATELIMIT`` ends the same way with
 the message 0.61.0 prints for a quota 429 it does not retry (``… Please retry in 3600s.``);
 ``TOOL`` reports a call of the ``idea`` server's ``ping`` tool first; ``WARN`` emits a warning
@@ -56,6 +66,7 @@ QUOTA_MESSAGE = (
 # As 0.61.0 prints them: ``input_tokens`` counts the cached ones, ``input`` does not.
 STATS = {"total_tokens": 59, "input_tokens": 50, "output_tokens": 9, "cached": 8, "input": 42}
 NO_STATS = dict.fromkeys(STATS, 0)
+SESSION_CONTEXT = [{"text": "<session_context>\nThis is the fake Gemini CLI.\n</session_context>"}]
 _COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
 
 
@@ -84,13 +95,12 @@ def main() -> int:
     workspace = read_settings(cwd / ".gemini" / "settings.json")
     include = [*workspace.get("context", {}).get("includeDirectories", [])]
     include += [d for arg in args.include_directories for d in arg.split(",")]
-    sessions = home / ".gemini" / "fake-gemini" / hashlib.sha256(str(cwd).encode()).hexdigest()[:16]
-    sessions.mkdir(parents=True, exist_ok=True)
-
+    chats = chats_dir(home, cwd)
     session_id = args.session_id or args.resume or str(uuid.uuid4())
-    session_file = sessions / f"{session_id}.json"
-    exists = session_file.exists()
-    history = json.loads(session_file.read_text(encoding="utf-8")) if exists else []
+    resumable = resumable_sessions(chats)
+    resumed = resumable.get(session_id)
+    restored = replay(resumed) if resumed else []  # read before this run writes anything
+    history = conversation(restored)
     log(
         argv=sys.argv[1:],
         cwd=str(cwd),
@@ -102,31 +112,49 @@ def main() -> int:
         include_directories=include,
         context_files=context_files(workspace, user, [str(cwd), *include]),
     )
-    if args.session_id and exists:
+    if args.session_id and any(session_id_of(f) == session_id for f in files_of(chats, session_id)):
         print(
             f'Error starting session: Session ID "{session_id}" already exists. Use --resume '
             "to resume it, or provide a different ID.",
             file=sys.stderr,
         )
         return 42
-    if args.resume and not history:
+    if args.resume and not resumable:
+        print(
+            "Error resuming session: No previous sessions found for this project.", file=sys.stderr
+        )
+        return 42
+    if args.resume and resumed is None:
         print(
             f'Error resuming session: Invalid session identifier "{session_id}".\n'
-            f"  Searched for sessions in {sessions}.\n"
+            f"  Searched for sessions in {chats}.\n"
             "  Use --list-sessions to see available sessions, then use --resume {number}, "
             "--resume {uuid}, or --resume latest.",
             file=sys.stderr,
         )
         return 42
-    save(session_file, history)
 
+    # As the real CLI does: a new session is recorded first, the resumed one restored after.
+    now = os.environ.get("FAKE_GEMINI_MINUTE") or datetime.datetime.now(datetime.UTC).strftime(
+        "%Y-%m-%dT%H-%M"
+    )
+    fresh = chats / f"session-{now}-{session_id[:8]}.jsonl"
+    append(fresh, {"sessionId": session_id, "projectHash": project_hash(cwd), **stamped()})
+    append(fresh, {"$set": {"messages": [message("user", SESSION_CONTEXT)], **stamped()}})
+    session_file = fresh
     prompt = args.prompt
+    if resumed is not None:
+        if "HANG_WHILE_RESUMING" in prompt:
+            log(hanging="resuming", pid=os.getpid())
+            hang()
+        session_file = resumed
+        append(session_file, {"$set": {"sessionId": session_id}})
+        append(session_file, {"$set": {"messages": restored, **stamped()}})
     if "HANG_BEFORE_INIT" in prompt:
         hang()
     emit("init", session_id=session_id, model=args.model)
     emit("message", role="user", content=prompt)
-    history.append({"role": "user", "content": prompt})
-    save(session_file, history)
+    append(session_file, message("user", [{"text": prompt}]))
     if "SLOW" in prompt:
         child = subprocess.Popen(
             [sys.executable, "-c", "import time; time.sleep(3600)"],
@@ -152,8 +180,7 @@ def main() -> int:
     half = len(reply) // 2
     emit("message", role="assistant", content=reply[:half], delta=True)
     emit("message", role="assistant", content=reply[half:], delta=True)
-    history.append({"role": "model", "content": reply})
-    save(session_file, history)
+    append(session_file, message("gemini", reply))
     emit("result", status="success", stats={**STATS, "tool_calls": int("TOOL" in prompt)})
     return 0
 
@@ -190,10 +217,83 @@ def context_files(workspace: dict, user: dict, folders: list[str]) -> dict[str, 
     return found
 
 
-def save(path: Path, history: list) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(history), encoding="utf-8")
-    os.replace(tmp, path)
+def chats_dir(home: Path, cwd: Path) -> Path:
+    """``<home>/.gemini/tmp/<slug>/chats`` for ``cwd``, its ``.project_root`` written."""
+    slug = f"{cwd.name or 'project'}-{project_hash(cwd)[:8]}"
+    folder = home / ".gemini" / "tmp" / slug
+    (folder / "chats").mkdir(parents=True, exist_ok=True)
+    (folder / ".project_root").write_text(str(cwd), encoding="utf-8")
+    return folder / "chats"
+
+
+def project_hash(cwd: Path) -> str:
+    return hashlib.sha256(str(cwd).encode()).hexdigest()
+
+
+def files_of(chats: Path, session_id: str) -> list[Path]:
+    return sorted(chats.glob(f"session-*-{session_id[:8]}.jsonl"))
+
+
+def records(path: Path) -> list[dict]:
+    found = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a kill: the real CLI skips it too
+        if isinstance(record, dict):
+            found.append(record)
+    return found
+
+
+def session_id_of(path: Path) -> str | None:
+    return next((r["sessionId"] for r in records(path) if "sessionId" in r), None)
+
+
+def replay(path: Path) -> list[dict]:
+    """The session's messages as the CLI replays its file."""
+    messages: dict[str, dict] = {}
+    for record in records(path):
+        if isinstance(record.get("id"), str):
+            messages[record["id"]] = record
+        elif isinstance(record.get("$set"), dict) and "messages" in record["$set"]:
+            messages = {m["id"]: m for m in record["$set"]["messages"]}
+    return list(messages.values())
+
+
+def conversation(messages: list[dict]) -> list[dict]:
+    """What the session holds, as the log shows it: the prompts and replies."""
+    turns = []
+    for m in messages:
+        text = m["content"] if isinstance(m["content"], str) else m["content"][0]["text"]
+        if not text.startswith("<session_context>"):
+            turns.append({"role": "user" if m["type"] == "user" else "model", "content": text})
+    return turns
+
+
+def resumable_sessions(chats: Path) -> dict[str, Path]:
+    """Session id → the newest file holding a resumable message (as ``--resume`` lists them)."""
+    found: dict[str, Path] = {}
+    for path in sorted(chats.glob("session-*.jsonl"), key=lambda p: p.stat().st_mtime_ns):
+        session_id = session_id_of(path)
+        if session_id and conversation(replay(path)):
+            found[session_id] = path
+    return found
+
+
+def stamped() -> dict:
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
+    return {"lastUpdated": now.replace("+00:00", "Z")}
+
+
+def message(kind: str, content: object) -> dict:
+    now = stamped()["lastUpdated"]
+    return {"id": str(uuid.uuid4()), "timestamp": now, "type": kind, "content": content}
+
+
+def append(path: Path, record: dict) -> None:
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
 
 
 def log(**fields: object) -> None:

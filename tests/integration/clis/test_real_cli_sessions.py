@@ -35,13 +35,14 @@ import psutil
 import pytest
 
 from idea.application.session_ports import AgentSession, McpServerEntry, StructuredSpec
-from idea.domain.errors import IdeaTimeout, Unavailable
+from idea.domain.errors import AgentFailed, IdeaTimeout, Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import ToolResult, ToolUse, TurnFinished
 from idea.domain.usage import Usage
 from idea.infrastructure.clis import CLIS
 from idea.infrastructure.clis.claude.session import ClaudeSession, start_claude_session
 from idea.infrastructure.clis.codex.session import start_codex_session
+from idea.infrastructure.clis.gemini.chats import read_session, session_files
 from idea.infrastructure.clis.gemini.session import context_text, start_gemini_session
 from idea.infrastructure.clis.stream_json import McpServerStatus
 from tests.contracts.agent_session_contract import AgentSessionContract
@@ -59,6 +60,7 @@ from tests.real_cli.mock_model import (
     system_prompt,
     tools_offered,
 )
+from tests.waiting import until
 
 pytestmark = pytest.mark.slow
 
@@ -502,6 +504,34 @@ class TestRealGemini(RealCliChecks):
         settings = json.loads((world.run_dir / ".gemini" / "settings.json").read_text("utf-8"))
         assert settings["mcpServers"]["idea"]["command"] == spec.mcp.command
         assert settings["mcpServers"]["idea"]["trust"] is True
+
+    async def test_a_turn_interrupted_while_it_resumes_keeps_the_conversation(self, world, mock):
+        """Gemini CLI 0.61.0 starts a resumed run by recording a new session, which within the
+        minute the session began wipes the history from its file, and writes the history back
+        just before ``init``: interrupted in between, the run leaves nothing to resume (the next
+        one would print "No previous sessions found for this project.") unless the adapter puts
+        its copy back. In a later minute the run records into a file of its own and nothing is
+        wiped: the turn is then interrupted once its request is held."""
+        session = await world.start()
+        assert (await session.send_blocking("warm up", timeout=TURN_TIMEOUT)).text == (
+            "echo: warm up"
+        )
+        conversation = session.conversation_id
+        assert conversation is not None
+        (chat,) = session_files(world.setup.home / ".gemini", conversation)
+
+        def wiped_or_held() -> bool:
+            held = any(isinstance(r.reply, Hold) for r in mock.requests)
+            return held or not read_session(chat.read_bytes()).resumable
+
+        turn = asyncio.create_task(session.send_blocking("SLOW please", timeout=TURN_TIMEOUT))
+        await until(wiped_or_held, timeout=TURN_TIMEOUT)
+        await session.interrupt()
+        with pytest.raises(AgentFailed):
+            await turn
+        assert (await session.send_blocking("after", timeout=TURN_TIMEOUT)).text == "echo: after"
+        assert session.conversation_id == conversation
+        assert "echo: warm up" in json.dumps(mock.turns[-1].body)  # the history came along
 
 
 # -- Qwen Code -------------------------------------------------------------------------------

@@ -114,3 +114,20 @@ def test_an_agent_with_a_worktree_is_deleted_only_once_told_what_becomes_of_it()
     delete_agent(agents, sessions, "k", workspaces, "keep")
     assert workspaces.made == ["k"]
     assert not agents.exists("w") and not agents.exists("k")
+
+
+async def test_an_agent_moves_to_another_host_only_when_stopped_and_never_with_a_worktree(world):
+    agents, profiles, sessions, _, launch = world
+    moved = update_agent(agents, profiles, sessions, "a", AgentChanges(host="gpu", keep_host=False))
+    assert moved.host == "gpu"
+    assert update_agent(agents, profiles, sessions, "a", AgentChanges(context="x")).host == "gpu"
+    with pytest.raises(Invalid) as bad:
+        update_agent(agents, profiles, sessions, "a", AgentChanges(host="No!", keep_host=False))
+    assert bad.value.field == "host"
+    with pytest.raises(Invalid) as worktree:
+        update_agent(agents, profiles, sessions, "a", AgentChanges(workspace=Workspace.WORKTREE))
+    assert worktree.value.field == "host"
+    await launch(LaunchRequest("a"))
+    with pytest.raises(Conflict):
+        update_agent(agents, profiles, sessions, "a", AgentChanges(keep_host=False))
+    assert agents.get("a").host == "gpu"

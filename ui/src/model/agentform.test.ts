@@ -70,7 +70,7 @@ describe("the form's values", () => {
   it("start a new agent on the installed chat CLI, in chat mode, nothing else chosen", () => {
     expect(formDefaults([claude, on(fake), shell], null)).toEqual({
       name: "", profile: "fake", mode: "structured", model: "", permission_mode: "",
-      description: "", context: "", worktree: false,
+      description: "", context: "", worktree: false, host: "",
     });
   });
 
@@ -105,8 +105,10 @@ describe("the form's values", () => {
     };
     expect(agentParams(values, claude)).toEqual({
       profile: "claude", context: "", description: null, mode: null, model: "opus",
-      permission_mode: "acceptEdits", workspace: "worktree",
+      permission_mode: "acceptEdits", workspace: "worktree", host: null,
     });
+    // On another host: that host's checkout, never a worktree of its own.
+    expect(agentParams({ ...values, host: "gpu" }, claude)).toMatchObject({ host: "gpu", workspace: "project" });
     expect(agentParams({ ...values, mode: "terminal", model: "", permission_mode: "" }, claude)).toMatchObject({
       mode: "terminal", model: null, permission_mode: null,
     });

@@ -17,9 +17,10 @@ export const PREFERRED_PROFILE = "claude";
 export const FALLBACK_PROFILE = "shell";
 
 export type FormField =
-  | "name" | "profile" | "mode" | "model" | "permission_mode" | "description" | "context" | "workspace";
+  | "name" | "profile" | "mode" | "model" | "permission_mode" | "description" | "context" | "workspace"
+  | "host";
 export const FORM_FIELDS: readonly FormField[] = [
-  "name", "profile", "mode", "model", "permission_mode", "description", "context", "workspace",
+  "name", "profile", "mode", "model", "permission_mode", "description", "context", "workspace", "host",
 ];
 
 export type AgentFormValues = {
@@ -31,6 +32,7 @@ export type AgentFormValues = {
   description: string;
   context: string;
   worktree: boolean;
+  host: string; // "": this machine; else a host of the user's hosts.json (DESIGN.md §16)
 };
 
 const strings = (x: unknown): string[] =>
@@ -81,7 +83,7 @@ export function formDefaults(profiles: readonly ProfileInfo[], agent: AgentInfo 
     const profile = defaultProfile(profiles);
     return {
       name: "", profile, mode: defaultMode(profiles.find((p) => p.name === profile)), model: "",
-      permission_mode: "", description: "", context: "", worktree: false,
+      permission_mode: "", description: "", context: "", worktree: false, host: "",
     };
   }
   const profile = profiles.find((p) => p.name === agent.profile);
@@ -95,6 +97,7 @@ export function formDefaults(profiles: readonly ProfileInfo[], agent: AgentInfo 
     description: agent.description ?? "",
     context: agent.context ?? "",
     worktree: agent.workspace === "worktree",
+    host: agent.host ?? "",
   };
 }
 
@@ -127,7 +130,8 @@ export function agentParams(values: AgentFormValues, profile: ProfileInfo | unde
     mode: values.mode === (profile?.default_mode ?? defaultMode(profile)) ? null : values.mode,
     model: takesModel(profile) && model ? model : null,
     permission_mode: permissions.includes(values.permission_mode) ? values.permission_mode : null,
-    workspace: values.worktree ? "worktree" : "project",
+    workspace: values.worktree && !values.host ? "worktree" : "project",
+    host: values.host || null,
   };
 }
 

@@ -1,7 +1,7 @@
 // The client's copy of the server's state, reloaded on events; views subscribe to "changed".
 
 import { api } from "./api";
-import type { AgentRow, Layouts, LayoutNode, Leaf, Profile, ProjectInfo, Tab } from "./types";
+import type { AgentRow, HostInfo, Layouts, LayoutNode, Leaf, Profile, ProjectInfo, Tab } from "./types";
 
 type Listener = () => void;
 
@@ -10,6 +10,7 @@ class Store {
   layouts: Layouts | null = null;
   agents: AgentRow[] = [];
   profiles: Profile[] = [];
+  hosts: HostInfo[] = []; // the user's hosts.json: where an agent may run besides this machine
   private listeners = new Set<Listener>();
 
   subscribe(l: Listener): () => void {
@@ -30,6 +31,16 @@ class Store {
     Object.assign(this, { project, layouts, agents });
     this.notify();
     this.profiles = await api.call<Profile[]>("profiles.list");
+    this.notify();
+    await this.reloadHosts();
+  }
+
+  async reloadHosts(): Promise<void> {
+    try {
+      this.hosts = await api.call<HostInfo[]>("hosts.list");
+    } catch {
+      this.hosts = []; // an unreadable hosts.json: the agent editor offers this machine only
+    }
     this.notify();
   }
 

@@ -20,7 +20,14 @@ export type AgentRow = {
   status: Status;
   hibernated?: boolean; // stopped for idling, conversation kept: a chat message resumes it
   last_exit?: { exit_code: number; at_ms: number } | null; // its terminal ended by itself
+  host?: string | null; // the machine its CLI runs on (DESIGN.md §16); null: this one
+  link?: LinkState | null; // the link to that host; null before the first connection
 };
+
+export type LinkState = "up" | "reconnecting" | "lost" | "closed";
+
+/** hosts.list: a host of the user's hosts.json (DESIGN.md §16). */
+export type HostInfo = { name: string; ssh: string; root: string };
 
 // agents.get: a row with the agent's context (agents.list leaves it out: it may be large), and who
 // may ask it (DESIGN.md §15): ["*"] = anyone, else agent names (the user always may).

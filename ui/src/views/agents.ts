@@ -211,6 +211,30 @@ export class AgentEditor {
       "workspace",
       h("input", { type: "checkbox", name: "worktree", checked: values.worktree }),
     );
+    const hostNames = store.hosts.map((x) => x.name);
+    const host = watch(
+      "host",
+      h(
+        "select",
+        { name: "host" },
+        h("option", { value: "", selected: values.host === "" }, "This machine"),
+        ...store.hosts.map((x) =>
+          h("option", { value: x.name, selected: x.name === values.host }, `${x.name} (${x.ssh})`),
+        ),
+        // An agent file may name a host this user has not configured: show it rather than lose it.
+        values.host && !hostNames.includes(values.host)
+          ? h("option", { value: values.host, selected: true }, `${values.host} (not in hosts.json)`)
+          : null,
+      ),
+    );
+    const hostField = h(
+      "label.field",
+      { dataset: { field: "host" }, hidden: store.hosts.length === 0 && values.host === "" },
+      "Runs on",
+      host,
+      h("span.field-hint.muted", {}, "Another machine of your hosts.json, reached over SSH"),
+      errorFor("host"),
+    );
     const modeField = h("label.field", { dataset: { field: "mode" } }, "Mode", mode, errorFor("mode"));
     const modelField = h("label.field", { dataset: { field: "model" } }, "Model", model, models, errorFor("model"));
     const permissionField = h(
@@ -255,6 +279,7 @@ export class AgentEditor {
       description: description.value,
       context: context.value,
       worktree: worktree.checked,
+      host: host.value,
     });
     let modeChosen = agent !== null && agent.configured_mode !== null; // by the user, or saved
     profile.addEventListener("change", () => {
@@ -324,6 +349,7 @@ export class AgentEditor {
       modeField,
       modelField,
       permissionField,
+      hostField,
       h("label.field", { dataset: { field: "description" } }, "Description", description, errorFor("description")),
       h(
         "label.field",
@@ -410,5 +436,5 @@ export class AgentEditor {
 /** "claude · chat · opus · plan": how the agent runs. */
 function setupOf(a: AgentRow & { permission_mode?: string | null }): string {
   const mode = a.mode === "structured" ? "chat" : a.mode === "terminal" ? "terminal" : null;
-  return [a.profile, mode, a.model, a.permission_mode].filter(Boolean).join(" · ");
+  return [a.profile, mode, a.model, a.permission_mode, a.host ? `on ${a.host}` : null].filter(Boolean).join(" · ");
 }

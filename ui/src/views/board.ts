@@ -16,6 +16,8 @@ import {
 } from "../model/workstate";
 import { goToCell } from "./banner";
 import { clear, h } from "./dom";
+import { hostBadge } from "../model/hosts";
+import type { AgentRow } from "../model/types";
 
 /** Opens the delegation log on one chain. */
 export type ShowChain = (chainId: string) => void;
@@ -158,6 +160,7 @@ export class Board {
         {},
         h("span.status-dot", { class: r.live ? status.cls : status.cls === "hibernated" ? "hibernated" : "off" }),
         h("strong.board-name", { title: r.name }, r.name),
+        hostPill(store.agents.find((a) => a.name === r.name)),
         h("span.pill.status", { class: status.cls, title: status.title || undefined }, status.label),
         status.since !== null
           ? h("span.elapsed.muted", { dataset: { since: String(status.since) } }, elapsedText(status.since, now))
@@ -204,3 +207,8 @@ export class Board {
 
 const SUMMARY_EVERY_MS = 3000;
 const CLOCK_EVERY_MS = 30_000;
+
+function hostPill(agent: AgentRow | undefined): HTMLElement | null {
+  const badge = hostBadge(agent);
+  return badge ? h("span.badge.host", { class: badge.cls, title: badge.title, dataset: { host: agent?.host ?? "" } }, badge.label) : null;
+}

@@ -20,10 +20,14 @@ servers, and only a server named ``idea`` is replaced by IdeA's. Project-level `
 values, so the declared command and args must not contain ``$``. ``HOME`` is left alone.
 
 Sessions: the first turn passes ``--session-id=<uuid we chose>``, later turns ``--resume=<uuid>``.
-If a resume is refused before the run starts (exit 42: a killed first turn left nothing to resume,
-or the CLI lost the session), the turn is run again once under a fresh id. An interrupt kills the
-turn's process tree; the next turn resumes the session. The CLI files sessions under its cwd, so
-they belong to the run dir: ``gemini --list-sessions`` at the project root does not list them.
+An interrupt kills the turn's process tree (SIGHUP first: the CLI runs its exit cleanup and exits,
+not finishing what it was doing); the next turn resumes the session. A resumed run wipes the history
+from the session's file for a moment (``chats.py``), so before each resumed run a copy of the file
+that resumes it is kept in the run dir's ``.gemini/session-backup/`` and put back if a stopped run
+left none. If a resume is still refused before the run starts (exit 42: a killed first turn left
+nothing to resume, or the CLI lost the session), the turn is run again once under a fresh id. The
+CLI files sessions under its cwd, so they belong to the run dir: ``gemini --list-sessions`` at the
+project root does not list them.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from idea.application.session_ports import AgentSession, StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaError, Invalid, Unavailable
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
+from idea.infrastructure.clis.gemini.chats import SessionKeeper
 from idea.infrastructure.clis.gemini.stream import (
     GeminiInit,
     GeminiItem,
@@ -64,6 +69,7 @@ log = logging.getLogger(__name__)
 CONTEXT_FILE = "GEMINI.md"
 SETTINGS_DIR = ".gemini"
 SETTINGS_FILE = "settings.json"
+BACKUP_DIR = "session-backup"  # in the run dir's SETTINGS_DIR
 TRUST_ENV = "GEMINI_CLI_TRUST_WORKSPACE"
 # Gemini's per-server ``timeout`` bounds each MCP request: an ``idea_*`` call may legitimately
 # wait ``tool_timeout_s`` for another agent, so the CLI must not give up first.
@@ -186,6 +192,9 @@ class GeminiSession(TurnSession):
         # that id would be refused, so every later run resumes it.
         self._used = spec.resume_conversation_id is not None
         self._set_conversation_id(spec.resume_conversation_id)
+        self._keeper = SessionKeeper(
+            _gemini_home(spec) / SETTINGS_DIR, Path(spec.run_dir) / SETTINGS_DIR / BACKUP_DIR
+        )
         self._run: _Run | None = None
         self._previous: _Run | None = None
         self._retry: asyncio.Task[None] | None = None
@@ -215,6 +224,8 @@ class GeminiSession(TurnSession):
             raise Unavailable(f"the session of {self.name} was shut down")
         if self._interrupted:
             raise AgentFailed(f"{self.name}: the turn was interrupted")
+        if self._used:  # no run is writing the session now
+            await asyncio.to_thread(self._keeper.prepare, self._session_id)
         await self._spawn(prompt)
 
     async def _interrupt_turn(self) -> None:

@@ -21,8 +21,9 @@ Usage is the run's ``result.stats`` (one process per turn, so the turn's): ``inp
 counts the cached tokens too, ``input`` does not. A refused request (0.61.0, observed): the CLI
 classifies a 429 ``RESOURCE_EXHAUSTED`` as a terminal quota error and ends at once with
 ``result{status: "error", error: {message: "[API Error: You have exhausted your daily quota on
-this model.]…"}}``, or with the API's own words when they hold a delay beyond its retry budget
-("… Please retry in 3600s."); ``gemini_rate_limit`` reads that. A shorter delay it waits out.
+this model.]…"}}``, or with the API's own words when they say ``limit: 0`` or hold a delay beyond
+its retry budget ("… Please retry in 3600s."); ``gemini_rate_limit`` reads that. A shorter delay
+it waits out.
 """
 
 from __future__ import annotations

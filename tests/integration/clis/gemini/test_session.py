@@ -8,7 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import psutil
@@ -281,6 +281,34 @@ async def test_a_first_turn_killed_before_init_is_retried_under_a_fresh_id(world
     assert session.conversation_id == fresh["session_id"]
     assert (await session.send_blocking("third", timeout=30)).text == "echo: third"
     assert world.runs()[-1]["history"][-1] == {"role": "model", "content": "echo: after"}
+
+
+async def test_a_run_stopped_while_it_resumed_never_loses_the_conversation(world: World, start):
+    # Within the minute the session began, a resumed run wipes the history from the session's
+    # file until it writes it back: stopped in between, it leaves nothing the CLI can resume.
+    spec = world.spec()
+    session = await start(replace(spec, env={**spec.env, "FAKE_GEMINI_MINUTE": "2026-01-01T10-00"}))
+    assert (await session.send_blocking("warm up", timeout=30)).text == "echo: warm up"
+    conversation = session.conversation_id
+    turn = asyncio.create_task(session.send_blocking("HANG_WHILE_RESUMING", timeout=30))
+    await until(lambda: any('"hanging"' in line for line in _lines(world.log)))
+    await session.interrupt()
+    with pytest.raises(AgentFailed):
+        await turn
+
+    assert (await session.send_blocking("after", timeout=30)).text == "echo: after"
+    assert session.conversation_id == conversation
+    warm, stopped, after = world.runs()
+    assert f"--session-id={conversation}" in warm["argv"]
+    assert f"--resume={conversation}" in stopped["argv"]
+    assert f"--resume={conversation}" in after["argv"]
+    assert after["history"] == [
+        {"role": "user", "content": "warm up"},
+        {"role": "model", "content": "echo: warm up"},
+    ]
+    # The copy lives in the run dir, beside the settings.
+    (kept,) = (world.run_dir / ".gemini" / "session-backup").rglob("session-*.jsonl")
+    assert kept.name.endswith(f"-{conversation[:8]}.jsonl")
 
 
 async def test_resuming_a_session_the_cli_does_not_know_starts_a_new_one(world: World, start):

@@ -82,6 +82,16 @@ def _parser() -> argparse.ArgumentParser:
         "--live", action="store_true", help="also one minimal model turn per CLI (spends tokens)"
     )
 
+    hosts = sub.add_parser("hosts", help="the SSH hosts agents may run on (hosts.json)")
+    hosts_sub = hosts.add_subparsers(dest="hosts_command", metavar="ACTION", parser_class=_Parser)
+    hosts_list = hosts_sub.add_parser("list", help="list the hosts hosts.json configures")
+    hosts_list.add_argument("--json", action="store_true", help="machine-readable output")
+    hosts_check = hosts_sub.add_parser(
+        "check", help="connect to a host and check that agents can run there"
+    )
+    hosts_check.add_argument("name", help="the host's name in hosts.json")
+    hosts_check.add_argument("--json", action="store_true", help="machine-readable output")
+
     agent = sub.add_parser("agent", help="manage the project's agents")
     agent.add_argument(
         "--project", default=".", help="project folder or a folder inside it (default: here)"
@@ -163,6 +173,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _profiles(_require_project(Path(args.project)), as_json=args.json)
         if args.command == "doctor":
             return _doctor(Path(args.project), as_json=args.json, live=args.live)
+        if args.command == "hosts":
+            if args.hosts_command is None:
+                raise _UsageError("idea hosts: an action is required: list or check")
+            if args.hosts_command == "list":
+                return _hosts_list(as_json=args.json)
+            return _hosts_check(args.name, as_json=args.json)
         if args.command == "agent":
             if args.agent_command is None:
                 raise _UsageError("idea agent: an action is required: new or list")
@@ -326,6 +342,52 @@ def _doctor(project: Path, *, as_json: bool, live: bool) -> int:
     for row in failures:
         print(f"FAIL {row.fix()}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _hosts_list(*, as_json: bool) -> int:
+    import json
+
+    from idea.app.bootstrap import host_store
+
+    store = host_store()
+    hosts = store.all()
+    rows = [
+        {
+            "name": name,
+            "ssh": host.ssh_target,
+            "identity_file": host.identity_file,
+            "root": host.root,
+            "idea": host.idea,
+        }
+        for name, host in sorted(hosts.items())
+    ]
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    elif not rows:
+        print(f"No host configured (add one to {store.path})")
+    else:
+        for row in rows:
+            print(f"{row['name']:<16} {row['ssh']:<32} {row['root']}")
+    return 0
+
+
+def _hosts_check(name: str, *, as_json: bool) -> int:
+    """Exit 0 when every check passes, else 1; an unknown host is a usage error (2)."""
+    import asyncio
+    import json
+
+    from idea.app.bootstrap import check_host
+
+    results = asyncio.run(check_host(name))
+    if as_json:
+        ok = all(r.status == "ok" for r in results)
+        report = {"host": name, "ok": ok, "checks": [r.to_json() for r in results]}
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        for r in results:
+            detail = f"{r.code}: {r.detail}" if r.code else r.detail
+            print(f"{r.check:<11} {r.status:<8} {detail}")
+    return 0 if all(r.status == "ok" for r in results) else EXIT_FAILURE
 
 
 def _serve(path: Path, port: int, *, trust: bool) -> int:

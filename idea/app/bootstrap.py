@@ -13,8 +13,9 @@ import os
 import shutil
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from idea import __version__
 from idea.app.cli_version_watch import CliVersionWatch
 from idea.app.doctor import DoctorRow, run_doctor
 from idea.app.project_host import ProjectHost
@@ -80,6 +81,7 @@ from idea.infrastructure.stores.ask_journal import JsonlAskJournal
 from idea.infrastructure.stores.chat_log import JsonlChatLog
 from idea.infrastructure.stores.cli_versions import CliVersions, current_version
 from idea.infrastructure.stores.delegation_log import JsonlDelegationLog
+from idea.infrastructure.stores.hosts import JsonHostStore
 from idea.infrastructure.stores.knowledge import MarkdownMemoryStore, MarkdownSkillStore
 from idea.infrastructure.stores.layouts import JsonLayoutStore
 from idea.infrastructure.stores.paths import IDEAI, ProjectPaths
@@ -95,6 +97,9 @@ from idea.infrastructure.stores.trusted_projects import (
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
 from idea.infrastructure.terminal.launcher import default_terminal_launcher
 from idea.infrastructure.workspaces.worktrees import SETUP_FILE, GitWorktrees
+
+if TYPE_CHECKING:
+    from idea.infrastructure.ssh.check import HostCheck
 
 
 def declared_tool_timeout(policy: Policy) -> float:
@@ -471,3 +476,19 @@ def host_server(root: Path, grace_s: float) -> HostServer:
         return path
 
     return HostServer(starter, mcp_socket, grace_s)
+
+
+def host_store() -> JsonHostStore:
+    """The user's ``hosts.json`` (DESIGN.md §16); a ``HostStore``."""
+    return JsonHostStore()
+
+
+async def check_host(name: str) -> list[HostCheck]:
+    """``idea hosts check NAME``: the checks of ``infrastructure/ssh/check.py`` on the host the
+    user's hosts.json names, against this IdeA's version. Raises ``NotFound`` (naming the
+    configured hosts), ``Invalid`` (hosts.json)."""
+    from idea.infrastructure.ssh.check import (  # noqa: PLC0415 - asyncssh: 140 ms, on use only
+        check_host as run_checks,
+    )
+
+    return await run_checks(host_store().get(name), __version__)

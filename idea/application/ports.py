@@ -12,6 +12,7 @@ from typing import Protocol
 
 from idea.domain.agent import Agent
 from idea.domain.errors import CorruptFile
+from idea.domain.host import Host
 from idea.domain.json_types import JsonObject
 from idea.domain.knowledge import MemoryNote, Skill
 from idea.domain.layout import Layouts
@@ -230,4 +231,17 @@ class PolicyStore(Protocol):
 
     def save(self, policy: Policy) -> None:
         """Raises ``Internal`` on an I/O error."""
+        ...
+
+
+class HostStore(Protocol):
+    """The SSH hosts this user set up, ``hosts.json`` in the user's config folder (§16)."""
+
+    def all(self) -> dict[str, Host]:
+        """Every host by name (none when the file is absent). Raises ``Invalid`` (the file is
+        unusable: the message names the file and the field), ``Internal`` (I/O)."""
+        ...
+
+    def get(self, name: str) -> Host:
+        """Raises ``NotFound`` (naming the configured hosts), ``Invalid``, ``Internal``."""
         ...

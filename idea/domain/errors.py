@@ -7,12 +7,19 @@
     ├── AgentAlreadyRunning        AGENT_ALREADY_RUNNING   (agent_id, node_id)
     ├── IdeaTimeout                TIMEOUT
     ├── Forbidden                  FORBIDDEN
+    │   ├── HostKeyUnknown         HOST_KEY_UNKNOWN   (host, address, fingerprint)
+    │   ├── HostKeyChanged         HOST_KEY_CHANGED   (host, address, fingerprint, known_hosts)
+    │   ├── AuthRefused            AUTH_REFUSED       (host, address)
+    │   └── ForwardingRefused      HOST_FORWARDING_REFUSED   (host, address)
     ├── Conflict                   CONFLICT
     ├── CorruptFile                CORRUPT_FILE    (path, quarantined_to)
     ├── Internal                   INTERNAL
     ├── AgentFailed                AGENT_FAILED
     │   └── RateLimited            RATE_LIMITED    (resets_at_ms)
     ├── Unavailable                UNAVAILABLE
+    │   ├── HostUnreachable        HOST_UNREACHABLE   (host, address)
+    │   ├── HostIdeaMissing        HOST_IDEA_MISSING  (host)
+    │   ├── HostIdeaVersion        HOST_IDEA_VERSION  (host, local_version, remote_version)
     │   └── HostLinkLost           HOST_LINK_LOST
     ├── Untrusted                  UNTRUSTED
     ├── DepthExceeded              DEPTH_EXCEEDED
@@ -21,7 +28,8 @@
 Codes are a contract (UI, MCP tool results, file-door responses): a code is never reused for
 another meaning. Adapters translate third-party errors into this tree at the edge. Messages are
 for humans and bounded (``MESSAGE_MAX``): one may quote what a client sent, never all of it, so an
-answer is never bigger than its request.
+answer is never bigger than its request. The errors about an SSH host (DESIGN.md §16) carry
+``host``, its name in ``hosts.json``, and ``address``, the ``address:port`` IdeA reached.
 """
 
 from __future__ import annotations
@@ -168,6 +176,119 @@ class BudgetExceeded(IdeaError):
     """A delegation chain spent its ``chain_token_budget``; no nested ask starts (§15)."""
 
     code = "BUDGET_EXCEEDED"
+
+
+def _on_host(host: str, address: str | None, **more: str) -> dict[str, str]:
+    out = {"host": host} if address is None else {"host": host, "address": address}
+    return {**out, **more}
+
+
+class HostKeyUnknown(Forbidden):
+    """The SSH host presented a key that no known_hosts entry names: IdeA never trusts a key
+    on first use; the message says how to check and accept it."""
+
+    code = "HOST_KEY_UNKNOWN"
+
+    def __init__(self, message: str, *, host: str, address: str, fingerprint: str) -> None:
+        super().__init__(message)
+        self.host, self.address, self.fingerprint = host, address, fingerprint
+
+    def details(self) -> dict[str, str]:
+        return _on_host(self.host, self.address, fingerprint=self.fingerprint)
+
+
+class HostKeyChanged(Forbidden):
+    """The SSH host presented a key other than the one known_hosts holds for it (or a revoked
+    one): refused; ``known_hosts`` names the entry (``file:line``) to remove if the change is
+    expected."""
+
+    code = "HOST_KEY_CHANGED"
+
+    def __init__(
+        self, message: str, *, host: str, address: str, fingerprint: str, known_hosts: str
+    ) -> None:
+        super().__init__(message)
+        self.host, self.address, self.fingerprint = host, address, fingerprint
+        self.known_hosts = known_hosts
+
+    def details(self) -> dict[str, str]:
+        return _on_host(
+            self.host, self.address, fingerprint=self.fingerprint, known_hosts=self.known_hosts
+        )
+
+
+class AuthRefused(Forbidden):
+    """The SSH host accepted none of the ways IdeA offered to log in (the message lists them)."""
+
+    code = "AUTH_REFUSED"
+
+    def __init__(self, message: str, *, host: str, address: str | None = None) -> None:
+        super().__init__(message)
+        self.host, self.address = host, address
+
+    def details(self) -> dict[str, str]:
+        return _on_host(self.host, self.address)
+
+
+class ForwardingRefused(Forbidden):
+    """The SSH host refused to forward a Unix socket back to IdeA (its sshd's
+    ``AllowStreamLocalForwarding``), which remote agents need to reach the project."""
+
+    code = "HOST_FORWARDING_REFUSED"
+
+    def __init__(self, message: str, *, host: str, address: str | None = None) -> None:
+        super().__init__(message)
+        self.host, self.address = host, address
+
+    def details(self) -> dict[str, str]:
+        return _on_host(self.host, self.address)
+
+
+class HostUnreachable(Unavailable):
+    """No SSH session with the host: its name did not resolve, nothing answered, the connection
+    was refused or timed out, or it was lost."""
+
+    code = "HOST_UNREACHABLE"
+
+    def __init__(self, message: str, *, host: str, address: str) -> None:
+        super().__init__(message)
+        self.host, self.address = host, address
+
+    def details(self) -> dict[str, str]:
+        return _on_host(self.host, self.address)
+
+
+class HostIdeaMissing(Unavailable):
+    """The host's ``idea`` command is not there (the shell said 127), cannot run, or is not
+    IdeA."""
+
+    code = "HOST_IDEA_MISSING"
+
+    def __init__(self, message: str, *, host: str) -> None:
+        super().__init__(message)
+        self.host = host
+
+    def details(self) -> dict[str, str]:
+        return _on_host(self.host, None)
+
+
+class HostIdeaVersion(Unavailable):
+    """The host runs another version of IdeA than this one (the same one is required)."""
+
+    code = "HOST_IDEA_VERSION"
+
+    def __init__(self, message: str, *, host: str, local_version: str, remote_version: str) -> None:
+        super().__init__(message)
+        self.host = host
+        self.local_version, self.remote_version = local_version, remote_version
+
+    def details(self) -> dict[str, str]:
+        return _on_host(
+            self.host,
+            None,
+            local_version=self.local_version,
+            remote_version=self.remote_version,
+        )
 
 
 class HostLinkLost(Unavailable):

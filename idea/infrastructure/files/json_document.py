@@ -28,7 +28,7 @@ from idea.domain.json_types import JsonObject
 from idea.infrastructure.files.atomic import quarantine, read_bytes, write_atomic
 from idea.infrastructure.files.file_lock import locked
 
-__all__ = ["JsonDocument", "encode_json", "system_clock_ms"]
+__all__ = ["JsonDocument", "decode_object", "encode_json", "system_clock_ms"]
 
 # One lock per absolute path, shared by every JsonDocument on that path, alive while one uses it.
 _locks: weakref.WeakValueDictionary[str, threading.RLock] = weakref.WeakValueDictionary()
@@ -63,7 +63,7 @@ def _dumps(obj: JsonObject, *, ascii_only: bool) -> str:
     return json.dumps(obj, ensure_ascii=ascii_only, indent=2, sort_keys=False) + "\n"
 
 
-def _decode(data: bytes) -> JsonObject | str:
+def decode_object(data: bytes) -> JsonObject | str:
     """The object in ``data``, or a short reason why it is not one."""
     try:
         value = json.loads(data.decode("utf-8"))
@@ -112,7 +112,7 @@ class JsonDocument:
             data = read_bytes(self.path)
             if data is None:
                 return None
-            decoded = _decode(data)
+            decoded = decode_object(data)
             if isinstance(decoded, str):
                 moved = quarantine(self.path, decoded, self._clock())
                 raise CorruptFile(str(self.path), str(moved), decoded)

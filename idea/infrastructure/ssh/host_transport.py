@@ -18,6 +18,7 @@ import asyncssh
 from idea import __version__
 from idea.domain.host import Host
 from idea.infrastructure.remote.link import Connector
+from idea.infrastructure.remote.wire import ByteReader, ByteWriter
 from idea.infrastructure.ssh.link import check_idea, connect, forward_socket, ssh_errors
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,9 @@ class SshHostTransport:
     ) -> None:
         self._host, self._conn, self._process = host, conn, process
         self._local = local_endpoint
-        self.reader = process.stdout
-        self.writer = process.stdin
+        # Declared as the port's types: a protocol's attributes must match them exactly.
+        self.reader: ByteReader = process.stdout
+        self.writer: ByteWriter = process.stdin
         self._forward: asyncssh.SSHListener | None = None
         self._stderr = asyncio.create_task(self._log_stderr(), name=f"ssh-stderr-{host.name}")
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from idea.domain.agent import Agent
 from idea.domain.builtin_profiles import builtin_profiles
 from idea.domain.errors import Conflict, NotFound
+from idea.domain.host import Host, unknown_host
 from idea.domain.knowledge import MemoryNote, Skill
 from idea.domain.layout import Layouts
 from idea.domain.names import validate_slug
@@ -66,6 +67,19 @@ class InMemoryProfileStore:
         if name not in self.profiles:
             raise NotFound(f"no profile named '{name}'")
         return self.profiles[name]
+
+
+class InMemoryHostStore:
+    def __init__(self, *hosts: Host) -> None:
+        self.hosts: dict[str, Host] = {h.name: h for h in hosts}
+
+    def all(self) -> dict[str, Host]:
+        return dict(self.hosts)
+
+    def get(self, name: str) -> Host:
+        if name not in self.hosts:
+            raise unknown_host(name, self.hosts)
+        return self.hosts[name]
 
 
 class InMemoryLayoutStore:

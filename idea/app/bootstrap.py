@@ -70,6 +70,7 @@ from idea.infrastructure.processes.executables import detect
 from idea.infrastructure.processes.subreaper import Subreaper
 from idea.infrastructure.processes.system import SystemClock, UuidGenerator
 from idea.infrastructure.remote.host_server import HostServer
+from idea.infrastructure.remote.link import Connector
 from idea.infrastructure.remote.links import HostLinks
 from idea.infrastructure.remote.sessions import (
     HostRoutingStarter,
@@ -351,6 +352,27 @@ def project_runtime(
     )
 
 
+def ssh_host_links(services: ProjectServices, tool_timeout_s: float | None = None) -> HostLinks:
+    """The project's links to the hosts of the user's hosts.json, over SSH (DESIGN.md §16);
+    asyncssh is imported when a remote agent first starts."""
+    endpoint = mcp_endpoint(services.info.id, str(services.paths.root))
+    store = host_store()
+
+    def connector_for(name: str) -> Connector:
+        from idea.infrastructure.ssh.host_transport import (  # noqa: PLC0415 - on use only
+            ssh_connector,
+        )
+
+        return ssh_connector(store.get, endpoint)(name)
+
+    timeout = (
+        tool_timeout_s
+        if tool_timeout_s is not None
+        else declared_tool_timeout(services.policy.current())
+    )
+    return HostLinks(connector_for, services.info.id, tool_timeout_s=timeout)
+
+
 def remote_starter(
     services: ProjectServices, local: SessionStarter, hosts: HostLinks
 ) -> SessionStarter:
@@ -373,12 +395,12 @@ async def open_project(
     another IdeA process), ``Invalid``, ``CorruptFile`` (project.json), ``Internal``.
     ``tool_timeout_s``: what the starter declares to the CLIs as their MCP tool timeout."""
     services = project_services(root)
-    runtime = project_runtime(
-        services,
-        starter or default_starter(services, with_mcp, tool_timeout_s=tool_timeout_s),
-        ask_timeout_s,
-        tool_timeout_s,
-    )
+    hosts: HostLinks | None = None
+    if starter is None:
+        hosts = ssh_host_links(services, tool_timeout_s)
+        local = default_starter(services, with_mcp, tool_timeout_s=tool_timeout_s)
+        starter = remote_starter(services, local, hosts)
+    runtime = project_runtime(services, starter, ask_timeout_s, tool_timeout_s, hosts=hosts)
     try:
         await runtime.open(resume=resume, file_door=file_door, mcp=with_mcp)
     except BaseException:

@@ -10,7 +10,6 @@ on the host.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import shutil

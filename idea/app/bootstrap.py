@@ -169,6 +169,7 @@ def project_services(root: Path, trusted_projects: TrustStore | None = None) -> 
         trust=trust,
         policy=JsonPolicyStore(paths, clock, problems.append),
         asks=JsonlAskJournal(paths.asks_journal),
+        hosts=host_store(),
         problems=problems,
         reassigned=reassigned,
     )
@@ -356,7 +357,7 @@ def ssh_host_links(services: ProjectServices, tool_timeout_s: float | None = Non
     """The project's links to the hosts of the user's hosts.json, over SSH (DESIGN.md §16);
     asyncssh is imported when a remote agent first starts."""
     endpoint = mcp_endpoint(services.info.id, str(services.paths.root))
-    store = host_store()
+    store = services.hosts
 
     def connector_for(name: str) -> Connector:
         from idea.infrastructure.ssh.host_transport import (  # noqa: PLC0415 - on use only

@@ -22,6 +22,7 @@ from idea.application.hibernation import Hibernation
 from idea.application.launch_agent import AgentLauncher
 from idea.application.live_sessions import LiveSessions
 from idea.application.orchestrator_service import OrchestratorService
+from idea.application.ports import HostStore
 from idea.application.reconcile_at_open import (
     reconcile_layouts,
     reconcile_lost_asks,
@@ -84,6 +85,7 @@ class ProjectServices:
     trust: WorkspaceTrust
     policy: JsonPolicyStore
     asks: JsonlAskJournal  # the asks in flight (DESIGN.md §15)
+    hosts: HostStore  # the user's hosts.json: where agents may run besides here (§16)
     problems: list[CorruptFile] = field(default_factory=list)
     reassigned: list[AgentIdReassigned] = field(default_factory=list)  # copied agent files
 

@@ -80,6 +80,7 @@ METHODS = (
     "doctor.run",
     *("workspace.changes", "workspace.merge", "workspace.discard", "workspace.summary"),
     *("trust.get", "trust.grant", "policy.get", "policy.set"),
+    "hosts.list",
 )
 DELEGATIONS_DEFAULT, DELEGATIONS_MAX = 100, 1000
 TERMINAL_MAX = 10_000  # rows or columns
@@ -438,6 +439,15 @@ class UiApi:
         rows += [{**n.to_dict()} for n in self._s.reassigned]  # copied agent files
         rows += lost_ask_rows(self._rt)  # asks in flight when IdeA last ended
         return rows
+
+    def hosts_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        """The user's hosts (hosts.json), where an agent may run; raises ``Invalid`` naming the
+        file and field when it cannot be read."""
+        hosts = self._s.hosts.all()
+        return [
+            {"name": name, "ssh": host.ssh_target, "root": host.root}
+            for name, host in sorted(hosts.items())
+        ]
 
     def policy_get(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         return policy_json(self._rt)

@@ -1066,3 +1066,28 @@ async def test_the_chat_comes_back_after_the_app_restarts(api, host, starter, di
         await fresh.ws.close()
         await client.close()
         await reopened.close()
+
+
+async def test_hosts_list_offers_the_users_hosts_and_an_agent_keeps_its_host(api, runtime):
+    hosts_file = runtime.services.hosts.path
+    hosts_file.parent.mkdir(parents=True, exist_ok=True)
+    entry = {"ssh": "dev@gpu.example:2222", "root": "/srv/checkout", "identity_file": None}
+    hosts_file.write_text(json.dumps({"version": 1, "hosts": {"gpu": entry}}), encoding="utf-8")
+    try:
+        assert await api.ok("hosts.list") == [
+            {"name": "gpu", "ssh": "dev@gpu.example:2222", "root": "/srv/checkout"}
+        ]
+        row = await api.ok("agents.create", name="far", profile="claude", host="gpu")
+        assert (row["host"], row["link"]) == ("gpu", None)  # not connected before it starts
+        assert "host: gpu" in runtime.services.paths.agent_file("far").read_text()
+        moved = await api.ok("agents.update", name="far", host=None)
+        assert moved["host"] is None
+        error = await api.fail(
+            "agents.create", name="w", profile="claude", host="gpu", workspace="worktree"
+        )
+        assert (error["code"], error["field"]) == ("INVALID", "host")
+        hosts_file.write_text('{"version": 1, "hosts": {"gpu": {"ssh": 5}}}', encoding="utf-8")
+        error = await api.fail("hosts.list")
+        assert error["code"] == "INVALID" and "hosts.gpu" in error["message"]
+    finally:
+        hosts_file.unlink(missing_ok=True)

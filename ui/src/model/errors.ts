@@ -22,6 +22,15 @@ const TITLES: Record<string, string> = {
   BUDGET_EXCEEDED: "Token budget spent",
   RATE_LIMITED: "Rate-limited",
   LOST: "Ask lost",
+  // Agents on other hosts (DESIGN.md §16): the SSH link and the host's IdeA.
+  HOST_KEY_UNKNOWN: "Unknown host key",
+  HOST_KEY_CHANGED: "Host key changed",
+  AUTH_REFUSED: "SSH login refused",
+  HOST_UNREACHABLE: "Host unreachable",
+  HOST_FORWARDING_REFUSED: "SSH forwarding refused",
+  HOST_IDEA_MISSING: "IdeA missing on the host",
+  HOST_IDEA_VERSION: "Another IdeA on the host",
+  HOST_LINK_LOST: "Link to the host lost",
 };
 
 /** The codes this UI has a title for (the `ErrorCode` list of ui/API.md). */

@@ -2,12 +2,14 @@ import { describe, expect, it } from "vitest";
 
 import { describeError, KNOWN_CODES } from "./errors";
 
-// The `ErrorCode` list of ui/API.md §2, the governance codes (DESIGN.md §15) and LOST (a
-// delegation log row's and a problem's).
+// The `ErrorCode` list of ui/API.md §2, the governance codes (DESIGN.md §15), LOST (a
+// delegation log row's and a problem's) and the codes of agents on other hosts (§16).
 const API_CODES = [
   "NOT_FOUND", "INVALID", "MISSING_FIELD", "AGENT_ALREADY_RUNNING", "TIMEOUT", "FORBIDDEN",
   "CONFLICT", "CORRUPT_FILE", "INTERNAL", "AGENT_FAILED", "UNAVAILABLE", "UNTRUSTED",
   "DEPTH_EXCEEDED", "BUDGET_EXCEEDED", "RATE_LIMITED", "LOST",
+  "HOST_KEY_UNKNOWN", "HOST_KEY_CHANGED", "AUTH_REFUSED", "HOST_UNREACHABLE",
+  "HOST_FORWARDING_REFUSED", "HOST_IDEA_MISSING", "HOST_IDEA_VERSION", "HOST_LINK_LOST",
 ];
 
 describe("known codes", () => {

@@ -25,9 +25,9 @@ const TITLES: Record<string, string> = {
   // Agents on other hosts (DESIGN.md §16): the SSH link and the host's IdeA.
   HOST_KEY_UNKNOWN: "Unknown host key",
   HOST_KEY_CHANGED: "Host key changed",
-  AUTH_REFUSED: "SSH login refused",
+  AUTH_REFUSED: "Login refused by the host",
   HOST_UNREACHABLE: "Host unreachable",
-  HOST_FORWARDING_REFUSED: "SSH forwarding refused",
+  HOST_FORWARDING_REFUSED: "Socket forwarding refused",
   HOST_IDEA_MISSING: "IdeA missing on the host",
   HOST_IDEA_VERSION: "Another IdeA on the host",
   HOST_LINK_LOST: "Link to the host lost",

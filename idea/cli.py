@@ -109,6 +109,9 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="work in a git worktree of its own (.ideai/worktrees/NAME, branch idea/NAME)",
     )
+    new.add_argument(
+        "--host", help="run on this host of your hosts.json (idea hosts list); default: here"
+    )
     lst = agent_sub.add_parser("list", help="list the agents")
     lst.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
@@ -251,9 +254,11 @@ def _agent_new(project: Path, args: argparse.Namespace) -> int:
             description=args.description,
             mode=Mode(args.mode) if args.mode else None,
             workspace=Workspace.WORKTREE if args.worktree else Workspace.PROJECT,
+            host=args.host,
         ),
     )
     where = f", in its own worktree (branch idea/{agent.name})" if args.worktree else ""
+    where += f", on host {agent.host}" if agent.host else ""
     print(f"Created agent {agent.name} ({agent.id}) with profile {agent.profile}{where}")
     return 0
 

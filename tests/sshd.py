@@ -384,3 +384,19 @@ def _stop(sshd: Sshd) -> None:
     sshd.log.join(STOP_TIMEOUT_S)
     if sshd.process.stderr is not None:
         sshd.process.stderr.close()
+
+
+@contextlib.contextmanager
+def installed_idea(frozen: Path) -> Iterator[str]:
+    """IdeA's one-folder build (``frozen``: its executable) copied into the host account's home,
+    its files the account's own, as a user installs it there; yields the command that runs it
+    (the ``idea`` of a hosts.json entry)."""
+    account = remote_account()
+    folder = Path(account.pw_dir) / f"idea-app-{os.getpid()}-{secrets.token_hex(4)}"
+    shutil.copytree(frozen.parent, folder, symlinks=True)
+    try:
+        for path in (folder, *folder.rglob("*")):
+            os.lchown(path, account.pw_uid, account.pw_gid)
+        yield str(folder / frozen.name)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -71,6 +71,10 @@ def test_init_new_list_round_trip(tmp_path):
     ]
     text = (project / ".ideai" / "agents" / "arch.md").read_text(encoding="utf-8")
     assert text.endswith("Tu es l'architecte ✓\nligne 2\n")
+    far = idea("agent", "new", "far", "--profile", "shell", "--host", "gpu", cwd=project)
+    assert far.returncode == 0, far.stderr
+    assert "on host gpu" in far.stdout
+    assert "host: gpu" in (project / ".ideai" / "agents" / "far.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(
@@ -85,6 +89,8 @@ def test_init_new_list_round_trip(tmp_path):
             "context-file",
         ),
         (["agent", "new", "ok", "--profile", "shell", "--mode", "structured"], "structured"),
+        (["agent", "new", "ok", "--profile", "shell", "--host", "No Host"], "host"),
+        (["agent", "new", "ok", "--profile", "shell", "--host", "gpu", "--worktree"], "host"),
         (["agent"], "action"),
         (["frobnicate"], "frobnicate"),
         ([], "command"),

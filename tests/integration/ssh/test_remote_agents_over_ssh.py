@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -31,7 +30,8 @@ from idea.infrastructure.remote.links import HostLinks
 from idea.infrastructure.ssh.host_transport import ssh_connector
 from idea.infrastructure.ssh.link import connect
 from tests.packaging.builds import FROZEN, require_build
-from tests.sshd import Sshd, remote_account, running_sshd
+from tests.sshd import Sshd, running_sshd
+from tests.sshd import installed_idea as install_idea
 from tests.waiting import until
 
 pytestmark = [
@@ -42,18 +42,9 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def installed_idea() -> Iterator[str]:
-    """IdeA's one-folder build copied into the host account's home (its own files): the
-    command its hosts.json entry names."""
-    frozen = require_build(FROZEN, "package")
-    account = remote_account()
-    folder = Path(account.pw_dir) / f"idea-app-{os.getpid()}"
-    shutil.copytree(frozen.parent, folder, symlinks=True)
-    for path in (folder, *folder.rglob("*")):
-        os.lchown(path, account.pw_uid, account.pw_gid)
-    try:
-        yield str(folder / frozen.name)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    """IdeA's packaged build installed in the host account's home: its hosts.json command."""
+    with install_idea(require_build(FROZEN, "package")) as command:
+        yield command
 
 
 @pytest.fixture

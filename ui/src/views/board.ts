@@ -16,8 +16,7 @@ import {
 } from "../model/workstate";
 import { goToCell } from "./banner";
 import { clear, h } from "./dom";
-import { hostBadge } from "../model/hosts";
-import type { AgentRow } from "../model/types";
+import { hostPill } from "./hostpill";
 
 /** Opens the delegation log on one chain. */
 export type ShowChain = (chainId: string) => void;
@@ -207,8 +206,3 @@ export class Board {
 
 const SUMMARY_EVERY_MS = 3000;
 const CLOCK_EVERY_MS = 30_000;
-
-function hostPill(agent: AgentRow | undefined): HTMLElement | null {
-  const badge = hostBadge(agent);
-  return badge ? h("span.badge.host", { class: badge.cls, title: badge.title, dataset: { host: agent?.host ?? "" } }, badge.label) : null;
-}

@@ -7,6 +7,7 @@ import type { AgentRow, Leaf, View } from "../model/types";
 import { goToCell, moveHere, showError } from "./banner";
 import { ChatView } from "./chat";
 import { clear, h } from "./dom";
+import { hostPill } from "./hostpill";
 import { closeMenu, type MenuItem, openMenu } from "./menu";
 import { agentPicker } from "./picker";
 import { charCell, TerminalView } from "./terminal";
@@ -145,6 +146,7 @@ export class CellView {
             h("span.status-dot", { class: agent.live ? agent.status : "off", title: agent.status }),
             h("strong", {}, agent.name),
             h("span.muted", {}, ` ${agent.profile} · ${this.leaf.view}`),
+            hostPill(agent),
           )
         : h("span.cell-title.muted", {}, "Empty cell"),
       h("span.spacer"),

@@ -31,6 +31,7 @@ from idea.infrastructure.remote.wire import field as need
 log = logging.getLogger(__name__)
 
 DEFAULT_GRACE_S = 300.0
+OUT_HIGH_WATER = 1024 * 1024  # bytes waiting for the link beyond which terminal output waits
 GRACE_MAX_S = 24 * 3600.0
 
 # What the daemon needs per project to start agents: a starter whose MCP declarations name
@@ -157,9 +158,13 @@ class HostServer:
             self._spawn(self._handle(message))
 
     def _push(self, message: Message) -> None:
-        """Send if attached, else drop (unnumbered messages only)."""
+        """Send if attached, else drop (unnumbered messages only). A terminal's output is
+        dropped too while the link is behind (``OUT_HIGH_WATER`` bytes not yet sent): it carries
+        its position, so IdeA sees the gap and fills it from the scrollback."""
         writer = self._writer
         if writer is None:
+            return
+        if message.get("t") == "out" and _backlog(writer) > OUT_HIGH_WATER:
             return
         try:
             writer.write(wire.encode(message))
@@ -350,6 +355,16 @@ class HostServer:
 
     async def _close(self, _message: Message) -> None:
         await self.close()
+
+
+def _backlog(writer: wire.ByteWriter) -> int:
+    """What the link has not taken yet (0 when the writer cannot tell)."""
+    transport = getattr(writer, "transport", None)
+    size = getattr(transport, "get_write_buffer_size", None)
+    try:
+        return int(size()) if callable(size) else 0
+    except Exception:
+        return 0
 
 
 _Handler = Callable[[HostServer, Message], Awaitable[Any]]

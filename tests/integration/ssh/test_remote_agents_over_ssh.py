@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -30,37 +29,13 @@ from idea.infrastructure.remote.link import LinkState
 from idea.infrastructure.remote.links import HostLinks
 from idea.infrastructure.ssh.host_transport import ssh_connector
 from idea.infrastructure.ssh.link import connect
-from tests.packaging.builds import FROZEN, require_build
-from tests.sshd import Sshd, remote_account, running_sshd
+from tests.sshd import Sshd
 from tests.waiting import until
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(sys.platform == "win32", reason="an agent host is POSIX"),
 ]
-
-
-@pytest.fixture(scope="module")
-def installed_idea() -> Iterator[str]:
-    """IdeA's one-folder build copied into the host account's home (its own files): the
-    command its hosts.json entry names."""
-    frozen = require_build(FROZEN, "package")
-    account = remote_account()
-    folder = Path(account.pw_dir) / f"idea-app-{os.getpid()}"
-    shutil.copytree(frozen.parent, folder, symlinks=True)
-    for path in (folder, *folder.rglob("*")):
-        os.lchown(path, account.pw_uid, account.pw_gid)
-    try:
-        yield str(folder / frozen.name)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.fixture
-def sshd(monkeypatch) -> Iterator[Sshd]:
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    with running_sshd() as server:
-        yield server
 
 
 class World:

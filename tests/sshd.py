@@ -21,7 +21,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -250,7 +250,17 @@ def _is_sshd(process: psutil.Process) -> bool:
     return False
 
 
-def _config(port: int, host_key: Path, keys_file: str, token: str, extra: Sequence[str]) -> str:
+def _config(
+    port: int,
+    host_key: Path,
+    keys_file: str,
+    token: str,
+    extra: Sequence[str],
+    env: Mapping[str, str],
+) -> str:
+    for name, value in env.items():
+        assert name.isidentifier() and name != MARKER, name
+        assert value and not any(c.isspace() or c in "\"'\\" for c in value), (name, value)
     lines = [
         f"Port {port}",
         "ListenAddress 127.0.0.1",
@@ -271,16 +281,21 @@ def _config(port: int, host_key: Path, keys_file: str, token: str, extra: Sequen
         "PrintMotd no",
         "PrintLastLog no",
         "LogLevel VERBOSE",
-        f"SetEnv {MARKER}={token}",
+        # sshd takes its first SetEnv line only: every variable goes on this one.
+        " ".join(["SetEnv", f"{MARKER}={token}", *(f"{k}={v}" for k, v in env.items())]),
     ]
     # sshd takes the first value of most keywords: extra lines go first to override the above.
     return "\n".join([*extra, *lines]) + "\n"
 
 
 @contextlib.contextmanager
-def running_sshd(extra_config: Sequence[str] = (), attempts: int = 5) -> Iterator[Sshd]:
+def running_sshd(
+    extra_config: Sequence[str] = (), attempts: int = 5, env: Mapping[str, str] | None = None
+) -> Iterator[Sshd]:
     """An sshd on a free port of 127.0.0.1 until the block ends (see the module's docstring).
-    ``extra_config``: sshd_config lines that take precedence (``AllowStreamLocalForwarding no``)."""
+    ``extra_config``: sshd_config lines that take precedence (``AllowStreamLocalForwarding no``);
+    ``env``: variables set in this server's sessions only (sshd's ``SetEnv``; the account's
+    ``~/.ssh/environment`` would be every server's), values without blanks or quotes."""
     require_sshd()
     account = remote_account()
     home = Path(account.pw_dir)
@@ -307,7 +322,8 @@ def running_sshd(extra_config: Sequence[str] = (), attempts: int = 5) -> Iterato
             port = free_port()
             config = folder / "sshd_config"
             relative_keys = str(keys_file.relative_to(home))
-            config.write_text(_config(port, host_key, relative_keys, token, extra_config), "utf-8")
+            text = _config(port, host_key, relative_keys, token, extra_config, env or {})
+            config.write_text(text, "utf-8")
             process = subprocess.Popen(
                 [str(SSHD), "-D", "-e", "-f", str(config)],
                 stdin=subprocess.DEVNULL,
@@ -392,11 +408,12 @@ def installed_idea(frozen: Path) -> Iterator[str]:
     its files the account's own, as a user installs it there; yields the command that runs it
     (the ``idea`` of a hosts.json entry)."""
     account = remote_account()
-    folder = Path(account.pw_dir) / f"idea-app-{os.getpid()}-{secrets.token_hex(4)}"
-    shutil.copytree(frozen.parent, folder, symlinks=True)
+    folder = Path(tempfile.mkdtemp(prefix="idea-app-", dir=account.pw_dir))
     try:
+        shutil.copytree(frozen.parent, folder / frozen.parent.name, symlinks=True)
         for path in (folder, *folder.rglob("*")):
             os.lchown(path, account.pw_uid, account.pw_gid)
-        yield str(folder / frozen.name)
+        os.chmod(folder, 0o755)
+        yield str(folder / frozen.parent.name / frozen.name)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -29,29 +29,13 @@ from idea.infrastructure.remote.link import LinkState
 from idea.infrastructure.remote.links import HostLinks
 from idea.infrastructure.ssh.host_transport import ssh_connector
 from idea.infrastructure.ssh.link import connect
-from tests.packaging.builds import FROZEN, require_build
-from tests.sshd import Sshd, running_sshd
-from tests.sshd import installed_idea as install_idea
+from tests.sshd import Sshd
 from tests.waiting import until
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(sys.platform == "win32", reason="an agent host is POSIX"),
 ]
-
-
-@pytest.fixture(scope="module")
-def installed_idea() -> Iterator[str]:
-    """IdeA's packaged build installed in the host account's home: its hosts.json command."""
-    with install_idea(require_build(FROZEN, "package")) as command:
-        yield command
-
-
-@pytest.fixture
-def sshd(monkeypatch) -> Iterator[Sshd]:
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    with running_sshd() as server:
-        yield server
 
 
 class World:

@@ -72,3 +72,22 @@ def test_two_servers_run_side_by_side(monkeypatch):
         assert one.port != two.port and one.work != two.work
         asyncio.run(check(one))
         asyncio.run(check(two))
+
+
+async def session_says(sshd, script: str) -> str:
+    conn = await link.connect(sshd.host(), known_hosts=str(sshd.known_hosts))
+    try:
+        return (await link.run_command(conn, sshd.host(), script)).stdout
+    finally:
+        conn.close()
+        await conn.wait_closed()
+
+
+async def test_env_is_set_in_this_servers_sessions_only_and_the_marker_stays(monkeypatch):
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    env = {"IDEA_TEST_ONE": "1", "PATH": "/opt/idea-test/bin:/usr/bin:/bin"}
+    script = 'printf "%s|%s|%s" "$IDEA_TEST_SSHD" "$IDEA_TEST_ONE" "$PATH"'
+    with running_sshd(env=env) as sshd, running_sshd() as other:
+        mine, theirs = [await session_says(server, script) for server in (sshd, other)]
+    assert mine == f"{sshd.token}|1|{env['PATH']}"  # sshd reads one SetEnv line: all on it
+    assert theirs.split("|")[:2] == [other.token, ""]

@@ -43,6 +43,7 @@ from idea.domain.errors import (
 )
 from idea.domain.host import DEFAULT_PORT, Host, check_version
 from idea.infrastructure.ssh.known_hosts import entries_for, read_entries
+from idea.infrastructure.ssh.local_stream import open_local_stream, relay
 
 __all__ = [
     "COMMAND_TIMEOUT_S",
@@ -400,11 +401,22 @@ async def check_root(conn: asyncssh.SSHClientConnection, host: Host) -> None:
 async def forward_socket(
     conn: asyncssh.SSHClientConnection, host: Host, remote_path: str, local_path: str
 ) -> asyncssh.SSHListener:
-    """Forward the Unix socket ``remote_path`` the host's sshd makes to ``local_path`` here; the
-    caller closes the listener. Raises ``ForwardingRefused``, ``HostUnreachable``."""
+    """Forward the Unix socket ``remote_path`` the host's sshd makes to the endpoint
+    ``local_path`` here (a Unix socket, or on Windows a named pipe: each connection is relayed,
+    ``local_stream.py``); the caller closes the listener. Raises ``ForwardingRefused``,
+    ``HostUnreachable``."""
+
+    async def joined(reader: asyncssh.SSHReader[bytes], writer: asyncssh.SSHWriter[bytes]) -> None:
+        try:
+            local = await open_local_stream(local_path)
+        except OSError:
+            writer.close()  # the project closed meanwhile: the host's bridge says so
+            return
+        await relay((reader, writer), local)
+
     with ssh_errors(host, "forward a Unix socket", conn):
         try:
-            return await conn.forward_remote_path(remote_path, local_path)
+            listener = await conn.start_unix_server(lambda: joined, remote_path)
         except asyncssh.ChannelListenError as exc:
             raise ForwardingRefused(
                 f"host '{host.name}': its SSH server refused to forward a Unix socket "
@@ -413,6 +425,15 @@ async def forward_socket(
                 host=host.name,
                 address=host.endpoint,
             ) from exc
+    if listener is None:  # asyncssh's other way of saying the server refused
+        raise ForwardingRefused(
+            f"host '{host.name}': its SSH server refused to forward a Unix socket; remote agents "
+            "need it to reach the project: set `AllowStreamLocalForwarding yes` in its "
+            "sshd_config",
+            host=host.name,
+            address=host.endpoint,
+        )
+    return listener
 
 
 async def check_forwarding(conn: asyncssh.SSHClientConnection, host: Host) -> None:

@@ -106,7 +106,8 @@ async def connect(
         "ignore_encrypted": True,  # a key with a passphrase is used through the agent
         "password_auth": False,
         "kbdint_auth": False,
-        "agent_forwarding": False,
+        # As the user's ssh would: forwarded only where ~/.ssh/config says ForwardAgent yes.
+        "agent_forwarding": (),
         "connect_timeout": connect_timeout,
     }
     options = await _options(host, settings)

@@ -313,3 +313,24 @@ async def test_a_host_that_forbids_socket_forwarding_says_so():
             assert "AllowStreamLocalForwarding yes" in caught.value.message
         finally:
             await close(conn)
+
+
+async def test_the_agent_is_forwarded_only_where_the_users_ssh_config_says(
+    sshd, agent, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    agent(sshd.client_key)
+    host = sshd.host()
+
+    async def remote_agent_socket() -> str:
+        conn = await link.connect(host, known_hosts=str(sshd.known_hosts))
+        try:
+            result = await link.run_command(conn, host, "echo ${SSH_AUTH_SOCK:-none}")
+        finally:
+            await close(conn)
+        return result.stdout.strip()
+
+    assert await remote_agent_socket() == "none"
+    (tmp_path / ".ssh").mkdir(mode=0o700)
+    (tmp_path / ".ssh" / "config").write_text("Host 127.0.0.1\n  ForwardAgent yes\n", "utf-8")
+    assert await remote_agent_socket() != "none"

@@ -111,6 +111,16 @@ def remote_account() -> pwd.struct_passwd:
     return account
 
 
+def install_build(program: Path, folder: Path) -> Path:
+    """The one-folder build whose program is ``program`` copied into ``folder``, every file the
+    account's (as its user installs IdeA); returns the program there. The caller removes it."""
+    account = remote_account()
+    shutil.copytree(program.parent, folder, symlinks=True)
+    for path in (folder, *folder.rglob("*")):
+        os.lchown(path, account.pw_uid, account.pw_gid)
+    return folder / program.name
+
+
 def _locked(user: str) -> bool:
     with contextlib.suppress(OSError):
         for line in Path("/etc/shadow").read_text(encoding="utf-8").splitlines():
@@ -161,11 +171,14 @@ class Sshd:
         }
         return Host(**values)  # type: ignore[arg-type]
 
-    def write(self, relative: str, content: str, mode: int = 0o644) -> Path:
+    def write(self, relative: str, content: str | bytes, mode: int = 0o644) -> Path:
         """A file in ``work`` owned by the account (a script with ``mode=0o755``)."""
         path = self.work / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
         os.chmod(path, mode)
         for made in (path, *[p for p in path.parents if self.work in (p, *p.parents)]):
             os.chown(made, self._uid, -1)

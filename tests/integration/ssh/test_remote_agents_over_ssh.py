@@ -31,7 +31,7 @@ from idea.infrastructure.remote.links import HostLinks
 from idea.infrastructure.ssh.host_transport import ssh_connector
 from idea.infrastructure.ssh.link import connect
 from tests.packaging.builds import FROZEN, require_build
-from tests.sshd import Sshd, remote_account, running_sshd
+from tests.sshd import Sshd, install_build, remote_account, running_sshd
 from tests.waiting import until
 
 pytestmark = [
@@ -45,13 +45,9 @@ def installed_idea() -> Iterator[str]:
     """IdeA's one-folder build copied into the host account's home (its own files): the
     command its hosts.json entry names."""
     frozen = require_build(FROZEN, "package")
-    account = remote_account()
-    folder = Path(account.pw_dir) / f"idea-app-{os.getpid()}"
-    shutil.copytree(frozen.parent, folder, symlinks=True)
-    for path in (folder, *folder.rglob("*")):
-        os.lchown(path, account.pw_uid, account.pw_gid)
+    folder = Path(remote_account().pw_dir) / f"idea-app-{os.getpid()}"
     try:
-        yield str(folder / frozen.name)
+        yield str(install_build(frozen, folder))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -106,13 +106,15 @@ windows-build: $(STAMP) ui
 screenshots: $(STAMP) ui
 	IDEA_SCREENSHOTS_DIR="$(CURDIR)/docs/screenshots" $(PY) -m pytest tests/e2e -q
 
-# Each benchmark prints its figures and ratio last.
+# Each benchmark prints its figures and ratio last. remote_link.py needs root (it runs an sshd)
+# and the frozen build (make package); without them it says it is left out.
 bench: $(STAMP) ui
 	$(PY) bench/asks_parallel.py
 	$(PY) bench/file_door_latency.py
 	$(PY) bench/session_memory.py
 	$(PY) bench/mcp_spawn.py
 	$(PY) bench/mcp_roundtrip.py
+	$(PY) bench/remote_link.py
 	$(PY) bench/pty_ws_throughput.py
 	$(PY) bench/pty_ws_throughput.py --browser
 	$(PY) bench/keystroke_latency.py

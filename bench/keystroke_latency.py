@@ -30,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from mcp_roundtrip import quantile
 from ui_browser import chromium, ui_page, wait_terminal, written
 from ui_ws import UiClient, Watch
 
@@ -236,11 +237,6 @@ async def agent_id(client: UiClient, name: str) -> str:
     agents = await client.call("agents.list")
     assert isinstance(agents, list)
     return next(a["id"] for a in agents if a["name"] == name)
-
-
-def quantile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
 
 
 def main() -> None:

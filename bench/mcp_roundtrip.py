@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import shutil
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mcp_spawn import (
@@ -64,9 +66,14 @@ def tool_call(contender: Contender, tool: str, arguments: dict) -> Target:
     return Target(contender, tool, {"name": tool, "arguments": arguments})
 
 
-def quantiles(samples: list[float]) -> tuple[float, float]:
+def quantile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
-    return ordered[len(ordered) // 2], ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def quantiles(samples: list[float]) -> tuple[float, float]:
+    """p50, p99."""
+    return quantile(samples, 0.5), quantile(samples, 0.99)
 
 
 def calls(target: Target, proc, first_id: int, count: int, record: bool) -> None:
@@ -82,6 +89,20 @@ def calls(target: Target, proc, first_id: int, count: int, record: bool) -> None
         if record:
             target.samples.append(elapsed)
         check(target, line, first_id + i)
+
+
+def take_turns(blocks: Sequence[Callable[[int, int], None]], total: int, first_id: int) -> None:
+    """``total`` calls of each contender, ``blocks[i](first_id, count)`` making ``count`` of
+    them: in blocks of BLOCK, the contenders taking turns in an order that rotates each time."""
+    done = 0
+    turn = 0
+    while done < total:
+        count = min(BLOCK, total - done)
+        shift = turn % len(blocks)
+        for block in [*blocks[shift:], *blocks[:shift]]:
+            block(first_id + done, count)
+        done += count
+        turn += 1
 
 
 def check(target: Target, line: bytes, request_id: int) -> None:
@@ -131,21 +152,12 @@ def main() -> int:
         if cat:
             targets.append(Target(Contender("cat (pipe floor)", [cat]), "ping", is_mcp=False))
         procs = [stack.enter_context(started(t.contender, BUDGET)) for t in targets]
+        blocks = []
         for target, proc in zip(targets, procs, strict=True):
             initialize(target, proc)
             calls(target, proc, 1, WARM_UP, record=False)
-        next_id = WARM_UP + 1
-        done = 0
-        turn = 0
-        while done < args.calls:
-            count = min(BLOCK, args.calls - done)
-            shift = turn % len(targets)
-            order = list(zip(targets, procs, strict=True))
-            for target, proc in order[shift:] + order[:shift]:
-                calls(target, proc, next_id, count, record=True)
-            next_id += count
-            done += count
-            turn += 1
+            blocks.append(functools.partial(calls, target, proc, record=True))
+        take_turns(blocks, args.calls, WARM_UP + 1)
     print(f"tools/call round trip, raw JSON-lines client, {args.calls} calls each ({python})")
     p50s = []
     for target in targets:

@@ -111,6 +111,16 @@ def remote_account() -> pwd.struct_passwd:
     return account
 
 
+def install_build(program: Path, folder: Path) -> Path:
+    """The one-folder build whose program is ``program`` copied into ``folder``, every file the
+    account's (as its user installs IdeA); returns the program there. The caller removes it."""
+    account = remote_account()
+    shutil.copytree(program.parent, folder, symlinks=True)
+    for path in (folder, *folder.rglob("*")):
+        os.lchown(path, account.pw_uid, account.pw_gid)
+    return folder / program.name
+
+
 def _locked(user: str) -> bool:
     with contextlib.suppress(OSError):
         for line in Path("/etc/shadow").read_text(encoding="utf-8").splitlines():
@@ -161,11 +171,14 @@ class Sshd:
         }
         return Host(**values)  # type: ignore[arg-type]
 
-    def write(self, relative: str, content: str, mode: int = 0o644) -> Path:
+    def write(self, relative: str, content: str | bytes, mode: int = 0o644) -> Path:
         """A file in ``work`` owned by the account (a script with ``mode=0o755``)."""
         path = self.work / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
         os.chmod(path, mode)
         for made in (path, *[p for p in path.parents if self.work in (p, *p.parents)]):
             os.chown(made, self._uid, -1)
@@ -407,13 +420,9 @@ def installed_idea(frozen: Path) -> Iterator[str]:
     """IdeA's one-folder build (``frozen``: its executable) copied into the host account's home,
     its files the account's own, as a user installs it there; yields the command that runs it
     (the ``idea`` of a hosts.json entry)."""
-    account = remote_account()
-    folder = Path(tempfile.mkdtemp(prefix="idea-app-", dir=account.pw_dir))
+    folder = Path(tempfile.mkdtemp(prefix="idea-app-", dir=remote_account().pw_dir))
     try:
-        shutil.copytree(frozen.parent, folder / frozen.parent.name, symlinks=True)
-        for path in (folder, *folder.rglob("*")):
-            os.lchown(path, account.pw_uid, account.pw_gid)
         os.chmod(folder, 0o755)
-        yield str(folder / frozen.parent.name / frozen.name)
+        yield str(install_build(frozen, folder / frozen.parent.name))
     finally:
         shutil.rmtree(folder, ignore_errors=True)

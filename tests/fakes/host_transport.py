@@ -1,6 +1,7 @@
 """A host that is this machine: ``idea host --root R`` run as a subprocess (what SSH runs), and
 a Unix-socket proxy standing for SSH's forwarding of the host's MCP socket to the project's
-endpoint. ``cut()`` kills the relay, as a dropped link does."""
+endpoint. ``cut()`` kills the relay, as a dropped link does. ``command`` runs IdeA (default: this
+interpreter on the source; the bench gives the frozen build)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,24 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import psutil
 
+SOURCE_IDEA = (sys.executable, "-m", "idea")
+
 
 class LocalHost:
-    def __init__(self, root: Path, local_endpoint: str, env: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        local_endpoint: str,
+        env: Mapping[str, str],
+        command: Sequence[str] = SOURCE_IDEA,
+    ) -> None:
         self.root, self.local_endpoint, self.env = root, local_endpoint, dict(env)
+        self.command = tuple(command)
         self.transports: list[SubprocessTransport] = []
         self.refuse = False  # True: connecting fails, as an unreachable host
 
@@ -24,9 +34,7 @@ class LocalHost:
         if self.refuse:
             raise ConnectionRefusedError("the test host refuses connections")
         proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "idea",
+            *self.command,
             "host",
             "--root",
             str(self.root),

@@ -57,9 +57,10 @@ class SshHostTransport:
     async def _log_stderr(self) -> None:
         """What the relay says on stderr (why it could not start the daemon), in IdeA's log."""
         with contextlib.suppress(Exception):
-            async for line in self._process.stderr:
+            async for line in self._process.stderr:  # its last is empty when the channel closes
                 text = line.decode("utf-8", errors="replace").rstrip()
-                log.warning("host %s: %s", self._host.name, text[:500])
+                if text:
+                    log.warning("host %s: %s", self._host.name, text[:500])
 
 
 async def open_host_transport(

@@ -72,7 +72,7 @@ from idea.domain.profile import Mode
 from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.remote.links import HostLinks
 from idea.infrastructure.ssh.host_transport import ssh_connector
-from idea.infrastructure.ssh.link import connect, forward_socket
+from idea.infrastructure.ssh.link import connect, forward_socket, run_command
 from tests.fakes.host_transport import LocalHost
 from tests.sshd import Sshd, install_build, running_sshd, skip_reason
 
@@ -123,6 +123,9 @@ def forwarded(sshd: Sshd, host_socket: str, endpoint: str) -> Iterator[None]:
     async def open_() -> None:
         conn = await connect(host, known_hosts=str(sshd.known_hosts))
         conns.append(conn)
+        # As the product's link does: a command runs on the connection (the version check,
+        # then `idea host`) before the forwarding; sshd sets TCP_NODELAY at a session's start.
+        await run_command(conn, host, "true")
         await forward_socket(conn, host, host_socket, endpoint)
 
     async def close() -> None:

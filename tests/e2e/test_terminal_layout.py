@@ -429,6 +429,11 @@ def test_maximise_and_equalize(served: str, page: Page) -> None:
     )
     big = probe(page)
     assert pty_size(page) == (big["rows"], big["cols"])
+    # A reload shows it maximised still.
+    page.reload()
+    expect(page.locator(".connection")).to_have_text("connected")
+    expect(cell_of(page, "sh")).to_have_class(re.compile(r"\bmaximized\b"))
+    expect(page.locator('.cell[data-agent=""]')).to_be_hidden()
 
     # Escape inside the terminal is the shell's (vim's, a TUI's): the cell stays maximised.
     cell_of(page, "sh").locator(".xterm").click()

@@ -4,6 +4,7 @@
 // "focused" (ring drawn; the target of the keyboard shortcuts), remembered per tab; one may be
 // maximised over the others (Escape or the same key restores it).
 
+import { MAXIMIZED_KEY, type Maximized, readMaximized, withMaximized } from "../model/maximized";
 import { equalSizes, isEqual, minShares, parentSplit, splitRefusal } from "../model/sizes";
 import { store } from "../model/state";
 import { dragSizes, focusAfterClose, leafIds, paneFlex, splitDirection, stepFocus } from "../model/tree";
@@ -71,7 +72,7 @@ export class Workspace {
     this.renderedTab = tab?.id ?? "";
     if (switched) {
       this.focusedId = this.focusByTab.get(this.renderedTab) ?? "";
-      this.maximizedId = "";
+      this.maximizedId = keptMaximized()[this.renderedTab] ?? ""; // as it was before a reload
     }
     if (!this.order().some((c) => c.leafId === this.maximizedId)) this.maximizedId = "";
     this.drawMaximized();
@@ -161,6 +162,11 @@ export class Workspace {
   private maximize(leafId: string): void {
     this.maximizedId = leafId;
     this.drawMaximized();
+    try {
+      localStorage.setItem(MAXIMIZED_KEY, JSON.stringify(withMaximized(keptMaximized(), this.renderedTab, leafId)));
+    } catch {
+      // no storage (private mode, quota): the cell is maximised until the page reloads
+    }
   }
 
   /** Split unless a half would be under the minimum cell size; the focus goes to the new cell. */
@@ -284,4 +290,12 @@ export class Workspace {
 
 function ids(cells: CellView[]): string[] {
   return cells.map((c) => c.leafId);
+}
+
+function keptMaximized(): Maximized {
+  try {
+    return readMaximized(localStorage.getItem(MAXIMIZED_KEY));
+  } catch {
+    return {};
+  }
 }

@@ -96,13 +96,43 @@ class HostLink:
         if self.state == LinkState.UP:
             with contextlib.suppress(IdeaError, TimeoutError):
                 await asyncio.wait_for(self._request_now({"t": "close"}), CLOSE_TIMEOUT_S)
+        await self._stop_reading()
+        if self.state == LinkState.RECONNECTING:
+            await self._close_after_one_more_attach()
         await self._drop_transport()
+        self._fail_all(HostLinkLost(f"the link to host {self.name} was closed"))
+        self._set_state(LinkState.CLOSED)
+
+    async def _stop_reading(self) -> None:
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._reader
-        self._fail_all(HostLinkLost(f"the link to host {self.name} was closed"))
-        self._set_state(LinkState.CLOSED)
+            self._reader = None
+
+    async def _close_after_one_more_attach(self) -> None:
+        """The link is down as the project closes: attach once more to tell the host to stop
+        its agents (else they would wait out the grace period there)."""
+        try:
+            await asyncio.wait_for(self._attach(), CLOSE_TIMEOUT_S)
+        except Exception as exc:
+            log.info("host %s: not reached to close (%s); its grace period ends it", self.name, exc)
+            return
+        transport = self._transport
+        if transport is None:
+            return
+        rid = uuid.uuid4().hex
+        answered: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = answered
+        self._write(self._outbox.number({"t": "close", "rid": rid}))
+
+        async def until_answered() -> None:  # the reader has stopped: read here
+            while not answered.done():
+                self._take(await wire.read_message(transport.reader))
+
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(until_answered(), CLOSE_TIMEOUT_S)
+        self._pending.pop(rid, None)
 
     def on_state(self, listener: Callable[[str], None]) -> None:
         self._on_state.append(listener)

@@ -137,3 +137,18 @@ async def test_a_host_that_never_comes_back_fails_what_waits_with_a_typed_error(
     assert link.state == LinkState.LOST
     assert not session.alive
     await link.close()
+
+
+@pytest.mark.timeout(60)
+async def test_closing_while_the_link_is_down_still_stops_the_hosts_agents(
+    host: LocalHost,
+) -> None:
+    link, starter = await linked(host)
+    await starter.start_terminal(Agent("a4", "sh", "shell", host="box"), SHELL, 24, 80)
+    daemon = host.daemon()
+    assert daemon is not None
+    host.cut()
+    await until(lambda: link.state == LinkState.RECONNECTING, 10, "the drop to be seen")
+    await link.close()
+    await asyncio.to_thread(daemon.wait, 15)  # not the 30 s grace period
+    assert link.state == LinkState.CLOSED

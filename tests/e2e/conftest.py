@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from tests.paths import FAKE_CLIS
+from tests.paths import fake_claude_program
 from tests.processes import LineWatcher
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,12 +49,7 @@ def make_project(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     ideai = project / ".ideai"
     (ideai / "agents").mkdir(parents=True)
-    wrapper = tmp_path / "bin" / "fake-claude"
-    wrapper.parent.mkdir()
-    wrapper.write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_CLIS / "claude.py"}" "$@"\n', encoding="utf-8"
-    )
-    wrapper.chmod(0o755)
+    wrapper = fake_claude_program(tmp_path / "bin" / "fake-claude")
     profiles = {
         "profiles": {
             "fake": {

@@ -24,7 +24,7 @@ from idea.domain.profile import AdapterKind, Profile
 from idea.infrastructure.remote.link import HostLink, LinkState
 from idea.infrastructure.remote.sessions import RemoteStarter
 from tests.fakes.host_transport import LocalHost
-from tests.paths import FAKE_CLIS
+from tests.paths import fake_claude_program
 from tests.waiting import until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the host side is POSIX")
@@ -34,12 +34,7 @@ KEY = bytes(range(32))
 
 
 def fake_claude_profile(tmp_path: Path) -> Profile:
-    wrapper = tmp_path / "bin" / "fake-claude"
-    wrapper.parent.mkdir(exist_ok=True)
-    wrapper.write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_CLIS / "claude.py"}" "$@"\n', encoding="utf-8"
-    )
-    wrapper.chmod(0o755)
+    wrapper = fake_claude_program(tmp_path / "bin" / "fake-claude")
     return Profile(name="fake", command=(str(wrapper),), structured=AdapterKind.CLAUDE)
 
 

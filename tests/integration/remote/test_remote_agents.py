@@ -27,7 +27,7 @@ from idea.domain.commands import AskAgent, Source
 from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.remote.links import HostLinks
 from tests.fakes.host_transport import LocalHost
-from tests.paths import FAKE_CLIS
+from tests.paths import fake_claude_program
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the host side is POSIX")
 
@@ -36,12 +36,7 @@ def write_project(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     ideai = project / ".ideai"
     (ideai / "agents").mkdir(parents=True)
-    wrapper = tmp_path / "bin" / "fake-claude"
-    wrapper.parent.mkdir()
-    wrapper.write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_CLIS / "claude.py"}" "$@"\n', encoding="utf-8"
-    )
-    wrapper.chmod(0o755)
+    wrapper = fake_claude_program(tmp_path / "bin" / "fake-claude")
     fake = {"command": [str(wrapper)], "structured": "claude"}
     profiles = {"profiles": {"fake": {**fake, "mcp": {"kind": "flag", "flag": "--mcp-config"}}}}
     (ideai / "profiles.json").write_text(json.dumps(profiles), encoding="utf-8")

@@ -333,6 +333,8 @@ def test_a_selection_is_copied_and_ctrl_shift_v_pastes(served: str, browser: Bro
         page.evaluate("t => navigator.clipboard.writeText(t)", f"echo {split(pasted)}")
         cell_of(page, "sh").locator(".xterm").click()
         page.keyboard.press("Control+Shift+V")
+        # The paste reads the clipboard asynchronously: Enter goes once the command is typed.
+        wait_line(page, f"echo {split(pasted)}")
         page.keyboard.press("Enter")
         wait_line(page, pasted)
     finally:

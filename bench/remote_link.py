@@ -65,7 +65,8 @@ from mcp_roundtrip import (
 )
 from mcp_spawn import BENCH, PROCESS_TIMEOUT, Contender, HeadlessRuntime, started
 
-from idea.app.bootstrap import default_starter, project_runtime, project_services, remote_starter
+from idea.app.bootstrap import default_starter, project_runtime, project_services
+from idea.app.bootstrap.hosts import remote_starter
 from idea.application.launch_agent import LaunchRequest
 from idea.application.session_ports import TerminalSession
 from idea.domain.profile import Mode

@@ -352,7 +352,7 @@ def _doctor(project: Path, *, as_json: bool, live: bool) -> int:
 def _hosts_list(*, as_json: bool) -> int:
     import json
 
-    from idea.app.bootstrap import host_store
+    from idea.app.bootstrap.hosts import host_store
 
     store = host_store()
     hosts = store.all()
@@ -381,7 +381,7 @@ def _hosts_check(name: str, *, as_json: bool) -> int:
     import asyncio
     import json
 
-    from idea.app.bootstrap import check_host
+    from idea.app.bootstrap.hosts import check_host
 
     results = asyncio.run(check_host(name))
     if as_json:

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from idea.app.bootstrap import host_server
+from idea.app.bootstrap.hosts import host_server
 from idea.endpoint.naming import host_endpoint
 
 log = logging.getLogger("idea.host")

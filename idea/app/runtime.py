@@ -2,7 +2,7 @@
 
 Open runs reconciliation (DESIGN.md §7) in order and BEFORE any session is resumed; close takes a
 snapshot of the running cells, then stops every session (whole process trees) and every watcher.
-Everything here runs on one event loop; other threads only hand work to it. ``app/bootstrap.py``
+Everything here runs on one event loop; other threads only hand work to it. ``app/bootstrap/``
 builds it.
 """
 

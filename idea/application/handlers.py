@@ -1,7 +1,7 @@
 """The one table of orchestrator command handlers: command type → handler (DESIGN.md §6).
 
 A handler is ``async def verb(command, caller, *, <collaborators>) -> OrchestratorOutcome``; its
-keyword parameters name what it needs, and ``app/bootstrap.py`` binds them by name (cosmicpython's
+keyword parameters name what it needs, and ``app/bootstrap/`` binds them by name (cosmicpython's
 ``inject_dependencies``). Adding a command = its dataclass in ``domain/commands.py``, its
 validation in ``domain/orchestrator_request.py``, a use-case module here and one line below.
 """

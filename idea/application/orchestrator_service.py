@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 RUN_TO_END: frozenset[type[Any]] = frozenset({c.StopAgent})
 
 BoundHandler = Callable[[Any, Caller], Awaitable[OrchestratorOutcome]]
-"""A handler of ``application/handlers.py`` with its collaborators bound (``app/bootstrap.py``)."""
+"""A handler of ``application/handlers.py`` with its collaborators bound (``app/bootstrap/``)."""
 
 
 class OrchestratorService:

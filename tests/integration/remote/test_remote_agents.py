@@ -20,7 +20,8 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from idea.app.bootstrap import default_starter, project_runtime, project_services, remote_starter
+from idea.app.bootstrap import default_starter, project_runtime, project_services
+from idea.app.bootstrap.hosts import remote_starter
 from idea.app.runtime import ProjectRuntime
 from idea.app.ui_json import agent_rows
 from idea.domain.commands import AskAgent, Source

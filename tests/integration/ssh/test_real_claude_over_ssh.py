@@ -39,7 +39,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from idea.app.bootstrap import default_starter, project_runtime, project_services, remote_starter
+from idea.app.bootstrap import default_starter, project_runtime, project_services
+from idea.app.bootstrap.hosts import remote_starter
 from idea.app.runtime import ProjectRuntime
 from idea.domain.agent import Agent
 from idea.domain.commands import AskAgent, Source

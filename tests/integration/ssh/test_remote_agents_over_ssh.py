@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from idea.app.bootstrap import default_starter, project_runtime, project_services, remote_starter
+from idea.app.bootstrap import default_starter, project_runtime, project_services
+from idea.app.bootstrap.hosts import remote_starter
 from idea.app.runtime import ProjectRuntime
 from idea.application.launch_agent import LaunchRequest
 from idea.domain.errors import NotFound

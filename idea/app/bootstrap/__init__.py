@@ -3,6 +3,7 @@
 ``project_services`` opens a project's stores; ``wire_core`` binds the use cases and the command
 handlers to any stores (the real ones here, the in-memory fakes in tests); ``open_project`` builds
 a whole ``ProjectRuntime``: the real CLIs from the registry, the file door and the MCP listener.
+Agents on other hosts are wired in ``bootstrap/hosts.py``.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import contextlib
 import inspect
 import os
 import shutil
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from idea import __version__
+from idea.app.bootstrap.hosts import host_store, remote_starter, ssh_host_links
 from idea.app.cli_version_watch import CliVersionWatch
 from idea.app.doctor import DoctorRow, run_doctor
 from idea.app.project_host import ProjectHost
@@ -69,20 +70,12 @@ from idea.infrastructure.files.json_document import encode_json
 from idea.infrastructure.processes.executables import detect
 from idea.infrastructure.processes.subreaper import Subreaper
 from idea.infrastructure.processes.system import SystemClock, UuidGenerator
-from idea.infrastructure.remote.host_server import HostServer
-from idea.infrastructure.remote.link import Connector
 from idea.infrastructure.remote.links import HostLinks
-from idea.infrastructure.remote.sessions import (
-    HostRoutingStarter,
-    RemoteStarter,
-    project_agent_key,
-)
 from idea.infrastructure.stores.agents import MarkdownAgentStore
 from idea.infrastructure.stores.ask_journal import JsonlAskJournal
 from idea.infrastructure.stores.chat_log import JsonlChatLog
 from idea.infrastructure.stores.cli_versions import CliVersions, current_version
 from idea.infrastructure.stores.delegation_log import JsonlDelegationLog
-from idea.infrastructure.stores.hosts import JsonHostStore
 from idea.infrastructure.stores.knowledge import MarkdownMemoryStore, MarkdownSkillStore
 from idea.infrastructure.stores.layouts import JsonLayoutStore
 from idea.infrastructure.stores.paths import IDEAI, ProjectPaths
@@ -98,9 +91,6 @@ from idea.infrastructure.stores.trusted_projects import (
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
 from idea.infrastructure.terminal.launcher import default_terminal_launcher
 from idea.infrastructure.workspaces.worktrees import SETUP_FILE, GitWorktrees
-
-if TYPE_CHECKING:
-    from idea.infrastructure.ssh.check import HostCheck
 
 
 def declared_tool_timeout(policy: Policy) -> float:
@@ -353,35 +343,6 @@ def project_runtime(
     )
 
 
-def ssh_host_links(services: ProjectServices, tool_timeout_s: float | None = None) -> HostLinks:
-    """The project's links to the hosts of the user's hosts.json, over SSH (DESIGN.md §16);
-    asyncssh is imported when a remote agent first starts."""
-    endpoint = mcp_endpoint(services.info.id, str(services.paths.root))
-    store = services.hosts
-
-    def connector_for(name: str) -> Connector:
-        from idea.infrastructure.ssh.host_transport import (  # noqa: PLC0415 - on use only
-            ssh_connector,
-        )
-
-        return ssh_connector(store.get, endpoint)(name)
-
-    timeout = (
-        tool_timeout_s
-        if tool_timeout_s is not None
-        else declared_tool_timeout(services.policy.current())
-    )
-    return HostLinks(connector_for, services.info.id, tool_timeout_s=timeout)
-
-
-def remote_starter(
-    services: ProjectServices, local: SessionStarter, hosts: HostLinks
-) -> SessionStarter:
-    """``local`` for this machine's agents; an agent with a ``host`` starts there (§16)."""
-    remote = RemoteStarter(hosts.link_for, project_agent_key(services.paths.mcp_key))
-    return HostRoutingStarter(local, remote)
-
-
 async def open_project(
     root: Path,
     *,
@@ -398,7 +359,12 @@ async def open_project(
     services = project_services(root)
     hosts: HostLinks | None = None
     if starter is None:
-        hosts = ssh_host_links(services, tool_timeout_s)
+        timeout = (
+            tool_timeout_s
+            if tool_timeout_s is not None
+            else declared_tool_timeout(services.policy.current())
+        )
+        hosts = ssh_host_links(services, timeout)
         local = default_starter(services, with_mcp, tool_timeout_s=tool_timeout_s)
         starter = remote_starter(services, local, hosts)
     runtime = project_runtime(services, starter, ask_timeout_s, tool_timeout_s, hosts=hosts)
@@ -470,48 +436,3 @@ async def open_host(root: Path) -> ProjectHost:
         return await open_project(folder)
 
     return await ProjectHost.open(root, opener, RecentProjects())
-
-
-def host_server(root: Path, grace_s: float) -> HostServer:
-    """``idea host``'s daemon for the checkout in ``root`` (DESIGN.md §16): the real CLIs,
-    started as locally, whose MCP bridges reach the socket SSH forwards to IdeA's endpoint."""
-    paths = ProjectPaths(root)
-
-    def starter(
-        project_id: str, mcp_socket: str, key_of: Callable[[str], bytes], tool_timeout_s: float
-    ) -> SessionStarter:
-        return CliSessionStarter(
-            paths,
-            project_id,
-            default_terminal_launcher(),
-            CLIS,
-            tool_timeout_s=tool_timeout_s,
-            with_mcp=True,
-            folder_of=lambda _agent: root,
-            mcp_endpoint=mcp_socket,
-            agent_key_of=key_of,
-        )
-
-    def mcp_socket(project_id: str) -> str:
-        path = mcp_endpoint(project_id, str(root))
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)  # a forward of a link that dropped: SSH will bind it again
-        return path
-
-    return HostServer(starter, mcp_socket, grace_s)
-
-
-def host_store() -> JsonHostStore:
-    """The user's ``hosts.json`` (DESIGN.md §16); a ``HostStore``."""
-    return JsonHostStore()
-
-
-async def check_host(name: str) -> list[HostCheck]:
-    """``idea hosts check NAME``: the checks of ``infrastructure/ssh/check.py`` on the host the
-    user's hosts.json names, against this IdeA's version. Raises ``NotFound`` (naming the
-    configured hosts), ``Invalid`` (hosts.json)."""
-    from idea.infrastructure.ssh.check import (  # noqa: PLC0415 - asyncssh: 140 ms, on use only
-        check_host as run_checks,
-    )
-
-    return await run_checks(host_store().get(name), __version__)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -34,31 +33,11 @@ pytestmark = [
 ]
 
 
-def npm_install(*args: str, cwd: Path) -> None:
-    out = subprocess.run(
-        [
-            "npm",
-            "install",
-            "--prefer-offline",
-            "--no-audit",
-            "--no-fund",
-            "--loglevel=error",
-            *args,
-        ],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert out.returncode == 0, out.stderr
-
-
 @pytest.fixture(scope="module")
 def global_prefix(tmp_path_factory) -> Path:
     """`npm install -g --prefix <prefix> @openai/codex @anthropic-ai/claude-code`."""
     prefix = tmp_path_factory.mktemp("npm-global")
-    npm_install("-g", "--prefix", str(prefix), *PACKAGES, cwd=prefix)
+    clis.npm_install("-g", "--prefix", str(prefix), *PACKAGES, cwd=prefix)
     assert os.readlink(prefix / "bin" / "codex") == "../lib/node_modules/@openai/codex/bin/codex.js"
     return prefix
 
@@ -69,7 +48,7 @@ def global_prefix_newer(tmp_path_factory) -> Path:
     (OpenCode's postinstall copies its native binary over the ``bin/opencode.exe`` placeholder),
     with a Node 22 beside them as nvm lays it out (Qwen Code needs Node >= 22)."""
     prefix = tmp_path_factory.mktemp("npm-global-newer")
-    npm_install("-g", "--prefix", str(prefix), *NEWER, cwd=prefix)
+    clis.npm_install("-g", "--prefix", str(prefix), *NEWER, cwd=prefix)
     assert os.readlink(prefix / "bin" / "opencode") == (
         "../lib/node_modules/opencode-ai/bin/opencode.exe"
     )
@@ -84,7 +63,7 @@ def local_install(tmp_path_factory) -> Path:
     """`npm install @openai/codex @anthropic-ai/claude-code` in a folder of the user's."""
     folder = tmp_path_factory.mktemp("tools")
     (folder / "package.json").write_text('{"name": "tools", "private": true}', encoding="utf-8")
-    npm_install(*PACKAGES, cwd=folder)
+    clis.npm_install(*PACKAGES, cwd=folder)
     return folder / "node_modules" / ".bin"
 
 

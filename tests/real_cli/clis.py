@@ -788,3 +788,24 @@ def parse_json_lines(text: str) -> list[dict]:
             if isinstance(value, dict):
                 events.append(value)
     return events
+
+
+def npm_install(*args: str, cwd: Path) -> None:
+    """`npm install ARGS` in ``cwd`` from npm's cache when it can (offline), as a user runs it."""
+    out = subprocess.run(
+        [
+            "npm",
+            "install",
+            "--prefer-offline",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            *args,
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr

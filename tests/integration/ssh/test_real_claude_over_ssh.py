@@ -100,26 +100,7 @@ def host_claude() -> Iterator[Path]:
     try:
         prefix = folder / "npm-global"
         # As root, in a folder of root's (npm's cache is root's); the account gets the files.
-        out = subprocess.run(
-            [
-                "npm",
-                "install",
-                "-g",
-                "--prefix",
-                str(prefix),
-                "--prefer-offline",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                f"{CLAUDE}@{PINNED[CLAUDE]}",
-            ],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        assert out.returncode == 0, out.stderr
+        clis.npm_install("-g", "--prefix", str(prefix), f"{CLAUDE}@{PINNED[CLAUDE]}", cwd=folder)
         chown_tree(folder, account.pw_uid, account.pw_gid)
         os.chmod(folder, 0o755)
         bin_dir = prefix / "bin"

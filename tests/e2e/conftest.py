@@ -45,6 +45,21 @@ NO_CHROMIUM = f"{CHROMIUM} is absent (apt-get install chromium; .ci/run installs
 expect.set_options(timeout=15_000)
 
 
+# A server that answers late, as one does under load: every message the page's WebSocket receives
+# is handed to the page 300 ms after it came, in order. For ``page.add_init_script``.
+SLOW_SERVER = """
+(() => {
+  const Real = window.WebSocket;
+  window.WebSocket = class extends Real {
+    set onmessage(handler) {
+      super.onmessage = (ev) => setTimeout(() => handler.call(this, ev), 300);
+    }
+    get onmessage() { return super.onmessage; }
+  };
+})();
+"""
+
+
 def make_project(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     ideai = project / ".ideai"

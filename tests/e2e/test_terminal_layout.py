@@ -14,7 +14,7 @@ import uuid
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import cell_of, focused_cell, open_app, screenshot
+from tests.e2e.conftest import SLOW_SERVER, cell_of, focused_cell, open_app, screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -348,6 +348,8 @@ def test_a_selection_is_copied_and_ctrl_shift_v_pastes(served: str, browser: Bro
 def test_splitting_stops_at_the_minimum_size_and_a_narrow_header_folds_into_a_menu(
     served: str, page: Page
 ) -> None:
+    # Answers come late: keys pressed faster than the server answers split what each split left.
+    page.add_init_script(SLOW_SERVER)
     open_app(page, served)
     workspace = page.locator(".workspace")
     # From the page (no text box focused): split the focused cell right until it is refused.

@@ -26,6 +26,8 @@ export class Workspace {
   private dragging = false;
   private treeKey = "";
   private focusedId = "";
+  /** The cell command running now (see run). */
+  private pending: Promise<void> = Promise.resolve();
   private focusByTab = new Map<string, string>();
   private maximizedId = "";
   private root: LayoutNode | null = null;
@@ -116,8 +118,18 @@ export class Workspace {
     cell.focus();
   }
 
-  /** Run a command on a cell: the focused one (keys, palette), or the one whose header asked. */
-  async run(action: CellAction, leafId = this.focusedId): Promise<void> {
+  /**
+   * Run a command on a cell: the one whose header asked, else the focused one (keys, palette).
+   * One at a time, in order: a key pressed again before the server answered the last split acts
+   * on what that split left (the new, focused cell at its new size), not on the cell before it.
+   */
+  run(action: CellAction, leafId?: string): Promise<void> {
+    const next = this.pending.then(() => this.runNow(action, leafId ?? this.focusedId));
+    this.pending = next.catch(() => undefined);
+    return next;
+  }
+
+  private async runNow(action: CellAction, leafId: string): Promise<void> {
     const order = this.order();
     const cell = order.find((c) => c.leafId === leafId) ?? order.find((c) => c.leafId === this.focusedId);
     if (!cell) return;
@@ -182,7 +194,7 @@ export class Workspace {
         instead
           ? {
               label: instead === "row" ? "Split right" : "Split down",
-              run: () => void this.split(cell, instead),
+              run: () => void this.run(instead === "row" ? "splitRight" : "splitDown", cell.leafId),
             }
           : undefined,
       );

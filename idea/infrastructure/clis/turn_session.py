@@ -97,8 +97,18 @@ class TurnSession(ABC):
         if self._turn is not None:
             raise Conflict(f"{self.name} is already working on a turn")
         turn = self._turn = _Turn()
+        # A caller that gives up (timeout, cancellation) while the CLI is being handed the prompt
+        # does not cut the start short: a start cut between spawning a process and recording it
+        # would leave that process running unseen. The start goes on; the turn is abandoned.
+        starting = asyncio.ensure_future(self._start_turn(prompt))
         try:
-            await self._start_turn(prompt)
+            await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            turn.abandoned = True
+            self._settling = asyncio.create_task(
+                self._settle_start(turn, starting), name=f"{self.name}-settle"
+            )
+            raise
         except BaseException:
             self._end_turn(turn)
             raise
@@ -212,6 +222,16 @@ class TurnSession(ABC):
         except Exception:
             await self._recover()
             self._fail_turn(AgentFailed(f"{self.name}: the interrupted turn did not stop"))
+
+    async def _settle_start(self, turn: _Turn, starting: asyncio.Future[None]) -> None:
+        """Once a start nobody waits for any more has ended: settle the turn it began."""
+        try:
+            await starting
+        except BaseException:  # it started nothing: the turn is over
+            self._end_turn(turn)
+            return
+        if not turn.done.is_set():
+            await self._settle(turn)
 
     async def _recover(self) -> None:
         """Last resort when a turn cannot be interrupted; adapters may restart their CLI."""

@@ -29,7 +29,9 @@ hang until killed; ``HANG_BEFORE_INIT`` hangs before ``init`` (its session holds
 ``FAIL`` ends with ``result{status: "error"}`` and exit 1; ``RATELIMIT`` ends the same way with
 the message 0.61.0 prints for a quota 429 it does not retry (``… Please retry in 3600s.``);
 ``TOOL`` reports a call of the ``idea`` server's ``ping`` tool first; ``WARN`` emits a warning
-``error`` event first. Every run's ``result.stats`` are ``STATS`` (zeros for a refused one).
+``error`` event first. An answered run lingers ``$FAKE_GEMINI_LINGER_S`` seconds after its result
+before it exits, as the real CLI does under load while it saves its session. Every run's
+``result.stats`` are ``STATS`` (zeros for a refused one).
 
 Each run that gets past the trust and auth checks appends one JSON line to ``$FAKE_GEMINI_LOG``
 (if set): argv, cwd, pid, the ``idea`` server it found, the include directories, the context
@@ -48,6 +50,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -182,6 +185,8 @@ def main() -> int:
     emit("message", role="assistant", content=reply[half:], delta=True)
     append(session_file, message("gemini", reply))
     emit("result", status="success", stats={**STATS, "tool_calls": int("TOOL" in prompt)})
+    # The real CLI still saves and flushes after its result: under load that takes seconds.
+    time.sleep(float(os.environ.get("FAKE_GEMINI_LINGER_S") or 0))
     return 0
 
 

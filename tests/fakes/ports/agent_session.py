@@ -29,6 +29,8 @@ class FakeAgentSession(TurnSession):
         self.interrupts = 0
         self.closed_count = 0
         self.gate: asyncio.Event | None = None  # when set by a test, turns wait for it
+        # When set by a test, handing a prompt over waits for it (a CLI slow to start a turn).
+        self.start_gate: asyncio.Event | None = None
         self.close_gate: asyncio.Event | None = None  # when set by a test, shutdown waits for it
         self.fail_next: str | None = None  # the next turn ends with is_error
         self.rate_limit_next: RateLimit | None = None  # the next turn is refused by a limit
@@ -40,6 +42,8 @@ class FakeAgentSession(TurnSession):
         return []
 
     async def _start_turn(self, prompt: str) -> None:
+        if self.start_gate is not None:
+            await self.start_gate.wait()
         self.prompts.append(prompt)
         self._runner = asyncio.create_task(self._run(prompt))
 

@@ -218,7 +218,8 @@ class GeminiSession(TurnSession):
         self._interrupted = False
         # The last turn's process may still be saving its session after its result: the next
         # run must not race it. An interrupt meanwhile must not kill it either.
-        self._previous, self._run = self._run, None
+        if self._run is not None:  # a turn that spawned nothing leaves the last run as it is
+            self._previous, self._run = self._run, None
         await self._wait_previous_exit()
         if self._closing:
             raise Unavailable(f"the session of {self.name} was shut down")

@@ -19,6 +19,7 @@ from idea.domain.errors import AgentFailed, IdeaTimeout, Invalid, Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
 from idea.domain.usage import Usage
+from idea.infrastructure.clis.gemini import session as gemini_session
 from idea.infrastructure.clis.gemini.session import start_gemini_session
 from tests.contracts.agent_session_contract import AgentSessionContract
 from tests.fakes.clis import gemini as fake_gemini
@@ -309,6 +310,28 @@ async def test_a_run_stopped_while_it_resumed_never_loses_the_conversation(world
     # The copy lives in the run dir, beside the settings.
     (kept,) = (world.run_dir / ".gemini" / "session-backup").rglob("session-*.jsonl")
     assert kept.name.endswith(f"-{conversation[:8]}.jsonl")
+
+
+async def test_a_turn_given_up_while_the_last_run_still_exits_leaves_no_run_behind(
+    world: World, start, monkeypatch
+):
+    # The warm-up's process outlives its answer; the next turn waits for it (here 1 s, then kills
+    # it) before it resumes the session, and its caller gives up meanwhile: neither that wait nor
+    # the start is cut short (the lingering run was forgotten: it ran beside the next one, and on
+    # after shutdown).
+    monkeypatch.setattr(gemini_session, "PREVIOUS_EXIT_WAIT_S", 1.0)
+    spec = world.spec()
+    session = await start(replace(spec, env={**spec.env, "FAKE_GEMINI_LINGER_S": "60"}))
+    assert (await session.send_blocking("warm up", timeout=30)).text == "echo: warm up"
+    (warm,) = world.runs()
+    with pytest.raises(IdeaTimeout):
+        await session.send_blocking("SLOW please", timeout=0.3)
+    assert gone(warm["pid"])
+    assert (await session.send_blocking("after", timeout=30)).text == "echo: after"
+    assert world.runs()[-1]["history"][-1] == {"role": "model", "content": "echo: warm up"}
+    await session.shutdown()
+    assert session.pids() == []
+    assert all(gone(pid) for pid in world.pids())
 
 
 async def test_resuming_a_session_the_cli_does_not_know_starts_a_new_one(world: World, start):

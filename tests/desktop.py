@@ -11,6 +11,7 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -170,3 +171,59 @@ def check_window_opens_and_closes(
         _, alive = psutil.wait_procs(tree, timeout=10)
         assert not alive, f"left behind: {alive}"
         out.wait_for(lambda line: line.strip() == "closed", timeout=5)
+
+
+# The X clipboard as another application sees it: a Qt client of the same display.
+_READ_CLIPBOARD = (
+    "from PySide6.QtGui import QGuiApplication\n"
+    "app = QGuiApplication(['reader'])\n"
+    "print(app.clipboard().text(), end='')\n"
+)
+_OWN_CLIPBOARD = (
+    "import sys\n"
+    "from PySide6.QtGui import QGuiApplication\n"
+    "app = QGuiApplication(['owner'])\n"
+    "app.clipboard().setText(sys.argv[1])\n"
+    "print('owned', flush=True)\n"
+    "app.exec()\n"
+)
+
+
+def _qt_client_env(display: str) -> dict[str, str]:
+    return {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb"}
+
+
+def clipboard_text(display: str) -> str:
+    """What another application pastes from the display's clipboard now."""
+    read = subprocess.run(
+        [sys.executable, "-c", _READ_CLIPBOARD],
+        env=_qt_client_env(display),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    return read.stdout
+
+
+@contextmanager
+def clipboard_holding(display: str, text: str) -> Iterator[None]:
+    """Another application copies ``text`` and keeps it on the clipboard (an X selection lives
+    as long as its owner) until the block ends."""
+    owner = subprocess.Popen(
+        [sys.executable, "-c", _OWN_CLIPBOARD, text],
+        env=_qt_client_env(display),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert owner.stdout is not None
+        ready, _, _ = select.select([owner.stdout], [], [], 30)
+        assert ready and owner.stdout.readline().strip() == "owned", "the clipboard owner failed"
+        yield
+    finally:
+        stop(owner)
+        if owner.stdout is not None:
+            owner.stdout.close()

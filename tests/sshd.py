@@ -17,7 +17,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -30,6 +29,7 @@ import psutil
 import pytest
 
 from idea.domain.host import Host
+from tests.net import free_port
 from tests.processes import LineWatcher
 
 if TYPE_CHECKING:
@@ -128,12 +128,6 @@ def _locked(user: str) -> bool:
             if name == user:
                 return rest.startswith("!")
     return False
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass

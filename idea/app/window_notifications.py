@@ -1,24 +1,20 @@
 """Desktop notifications from the page in the window (Qt WebEngine), shown by the desktop.
 
-pywebview's Qt backend denies every web permission but the camera and microphone (and its handler
-fails on PySide6's enum types), so the UI's ``new Notification(...)`` would never show. Installed
-on the GUI thread before the window shows: the page's own origin may notify; every other
-permission is denied. Qt has no notification UI of its own: a web notification goes to the
-freedesktop notification service over D-Bus on Linux (what GNOME, KDE and others show), and to a
-tray icon's message elsewhere (the Windows toast).
+Qt has no notification UI of its own: a web notification (which ``window_permissions`` lets the
+page's own origin send) goes to the freedesktop notification service over D-Bus on Linux (what
+GNOME, KDE and others show), and to a tray icon's message elsewhere (the Windows toast). Installed
+on the GUI thread before the window shows.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import sys
 import threading
 from typing import Any
 
-from PySide6.QtCore import QUrl
-from PySide6.QtWebEngineCore import QWebEngineNotification, QWebEnginePermission
+from PySide6.QtWebEngineCore import QWebEngineNotification
 
 log = logging.getLogger(__name__)
 
@@ -27,29 +23,12 @@ EXPIRE_DEFAULT = -1  # the notification server decides
 NOTIFY_TIMEOUT_S = 5.0
 
 
-def install(native_window: Any, app_url: str) -> None:
+def install(native_window: Any) -> None:
     """``native_window`` is pywebview's Qt ``BrowserView``; call on the GUI thread."""
-    page = native_window.webview.page()
-    own = QUrl(app_url)
-    with contextlib.suppress(RuntimeError, TypeError):
-        page.featurePermissionRequested.disconnect()
-
-    def decide(permission: QWebEnginePermission) -> None:
-        wanted = permission.permissionType() == QWebEnginePermission.PermissionType.Notifications
-        if wanted and _same_origin(permission.origin(), own):
-            permission.grant()
-        else:
-            permission.deny()
-
-    page.permissionRequested.connect(decide)
     presenter = _Presenter(native_window)
     # Keep it alive as long as the window: Qt holds only the callable.
     native_window.idea_notifications = presenter
-    page.profile().setNotificationPresenter(presenter.show)
-
-
-def _same_origin(origin: QUrl, own: QUrl) -> bool:
-    return (origin.scheme(), origin.host(), origin.port()) == (own.scheme(), own.host(), own.port())
+    native_window.webview.page().profile().setNotificationPresenter(presenter.show)
 
 
 class _Presenter:

@@ -66,6 +66,8 @@ DEFAULT_TURN_TIMEOUT_S = 300.0
 DEFAULT_QUEUE_CAP_S = 900.0
 # What a deadline leaves its caller: time to carry the TIMEOUT back before the caller gives up.
 DEADLINE_MARGIN_S = 5.0
+# What the board shows of a waiting ask's prompt (the whole one is logged when the ask ends).
+WAITING_PROMPT_CHARS = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,17 @@ class Serving:
     started_at_ms: int
     queued_ms: int
     source: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """An accepted ask still waiting for its turn: for which hop, since when (epoch ms), the
+    door it came through, and the start of its prompt (at most ``WAITING_PROMPT_CHARS``)."""
+
+    hop: Hop
+    since_ms: int
+    source: str | None
+    prompt: str
 
 
 class AgentAsker:
@@ -105,6 +118,8 @@ class AgentAsker:
         self._caller_timeout_s = caller_timeout_s
         self._margin_s = margin_s
         self._serving: dict[str, Serving] = {}  # agent id -> the turn it is in
+        # agent id -> ask id -> an accepted ask not in its turn yet, in the order they came
+        self._waiting: dict[str, dict[str, Waiting]] = {}
         self._agents = agents
         self._sessions = sessions
         self._launch = launch
@@ -129,6 +144,15 @@ class AgentAsker:
     def serving(self, agent_id: str) -> Serving | None:
         """The turn the agent is in now, if any."""
         return self._serving.get(agent_id)
+
+    def waiting(self, agent_id: str) -> list[Waiting]:
+        """The asks accepted for the agent that wait for their turn, the oldest first."""
+        return list(self._waiting.get(agent_id, {}).values())
+
+    def _stop_waiting(self, agent_id: str, ask_id: str) -> None:
+        line = self._waiting.get(agent_id)
+        if line is not None and line.pop(ask_id, None) is not None and not line:
+            del self._waiting[agent_id]
 
     async def __call__(
         self,
@@ -194,6 +218,8 @@ class AgentAsker:
         self._chains.enter(hop)
         self._journal.started(hop.ask_id, self._journal_record(agent, hop, trace, deadline))
         accepted = self._clock.monotonic()
+        waiting = Waiting(hop, self._clock.now_ms(), trace.source, task[:WAITING_PROMPT_CHARS])
+        self._waiting.setdefault(agent.id, {})[hop.ask_id] = waiting
         code: str | None = "CANCELLED"
         try:
             item = self.inboxes.submit(
@@ -207,6 +233,7 @@ class AgentAsker:
             code = exc.code
             raise
         finally:
+            self._stop_waiting(agent.id, hop.ask_id)
             if trace.queued_ms is None:  # it ended before its turn started: it only waited
                 trace.queued_ms = self._ms_since(accepted)
             self._journal.ended(hop.ask_id, {"at_ms": self._clock.now_ms(), "code": code})
@@ -373,6 +400,7 @@ class AgentAsker:
         # Asks it makes meanwhile join this chain and end before this turn does.
         started_at_ms = self._clock.now_ms()
         ends_at_ms = started_at_ms + round((ends - now) * 1000)
+        self._stop_waiting(agent.id, hop.ask_id)
         self._serving[agent.id] = Serving(
             hop, ends, ends_at_ms, started_at_ms, trace.queued_ms, trace.source
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from idea.application.ask_agent import AgentAsker, Serving
+from idea.application.ask_agent import AgentAsker, Serving, Waiting
 from idea.application.caller import Caller
 from idea.application.chains import Chain
 from idea.application.event_bus import EventBus
@@ -34,8 +34,9 @@ def project_work_state(
     asker: AgentAsker,
     hibernation: Hibernation,
 ) -> JsonObject:
-    """Every agent with its row (idle if it has none), liveness, mode, queued asks, usage since
-    open, whether it hibernates, the chain hop it answers now; and the chains in flight."""
+    """Every agent with its row (idle if it has none), liveness, mode, queued asks (their count,
+    and the asks waiting for their turn), usage since open, whether it hibernates, the chain hop
+    it answers now; and the chains in flight."""
     state = store.load()
     live = {a.agent_id: a for a in sessions.live_agents()}
     everyone = agents.all()
@@ -61,6 +62,7 @@ def project_work_state(
             "usage": asker.usage.of(agent.id),
             "hibernated": hibernation.is_asleep(agent.id),
             "serving": None if serving is None else serving_json(serving, names),
+            "waiting": [waiting_json(w, names) for w in asker.waiting(agent.id)],
             "rate_limit": row.extra.get(RATE_LIMIT_KEY) if row else None,
         }
         rows.append(entry)
@@ -79,6 +81,19 @@ def serving_json(serving: Serving, names: dict[str, str]) -> JsonObject:
         "started_at_ms": serving.started_at_ms,
         "queued_ms": serving.queued_ms,
         "source": serving.source,
+    }
+
+
+def waiting_json(waiting: Waiting, names: dict[str, str]) -> JsonObject:
+    hop = waiting.hop
+    requester = hop.requester_id
+    return {
+        "chain_id": hop.chain.chain_id,
+        "depth": hop.depth,
+        "requester": None if requester is None else names.get(requester, requester),
+        "since_ms": waiting.since_ms,
+        "source": waiting.source,
+        "prompt": waiting.prompt,
     }
 
 

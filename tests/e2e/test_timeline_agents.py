@@ -179,6 +179,52 @@ def test_a_nested_ask_shows_under_its_root_live_then_done_and_the_filters(
         expect(cell_of(page, "bot")).to_have_class(re.compile(r"\bflash\b"))
 
 
+@pytest.mark.timeout(180)
+def test_an_ask_waiting_in_a_queue_shows_queued_and_open_chat_makes_a_cell_for_its_agent(
+    tmp_path: Path, page: Page
+) -> None:
+    project, fifo = held_project(tmp_path)
+    with idea_serve(tmp_path, project) as (url, _), ThreadPoolExecutor(2) as pool:
+        open_app(page, url)
+        page.locator('[data-panel="log"]').click()
+        first = send_request(project, "first", "lead", "HOLD the first plan")
+        running = page.locator('.deleg[data-target="lead"][data-state="running"]')
+        expect(running.locator(".deleg-excerpt")).to_have_text("HOLD the first plan")
+        # Asked again while its turn runs: the ask waits in lead's queue, and says so.
+        second = send_request(project, "second", "lead", "the second plan")
+        waiting = page.locator('.deleg[data-target="lead"][data-state="queued"]')
+        expect(waiting.locator(".pill")).to_have_text("queued")
+        expect(waiting.locator(".deleg-timing")).to_have_text("waiting for its turn")
+        expect(waiting.locator(".badge.source")).to_have_text("file")
+        expect(waiting.locator(".deleg-excerpt")).to_have_text("the second plan")
+        expect(page.locator(".timeline-running")).to_have_text("1 running · 1 queued")
+        waiting.locator("summary").click()
+        expect(waiting.locator(".deleg-meta")).to_contain_text("waiting in lead's queue")
+        screenshot(page, "timeline-queued")
+
+        # Its turn comes once the first one's ends; then both are done.
+        pool.submit(release, fifo).result(timeout=30)
+        until_blocking(lambda: first.exists() and second.exists(), 30, "both answers")
+        expect(waiting).to_have_count(0)
+        expect(page.locator('.deleg[data-target="lead"][data-state="ok"]')).to_have_count(2)
+        expect(page.locator(".timeline-running")).to_be_hidden()
+
+        # lead runs in the background (the file door started it): no cell shows it, so its
+        # button opens one, beside the cell there is, with lead's chat in it.
+        assert cell_of(page, "lead").count() == 0
+        button = page.locator('.deleg[data-target="lead"] .hop-chat').first
+        expect(button).to_have_text("Open chat")
+        page.locator(".cell").first.locator('.picker-row[data-agent="sh"] .picker-main').click()
+        expect(cell_of(page, "sh").locator(".xterm")).to_be_visible()
+        button.click()
+        expect(page.locator(".cell")).to_have_count(2)
+        lead = cell_of(page, "lead")
+        expect(lead.locator(".chat-input")).to_be_visible()
+        expect(lead).to_have_class(re.compile(r"\bflash\b"))
+        expect(page.locator('.deleg[data-target="lead"] .hop-chat').first).to_have_text("Chat")
+        screenshot(page, "timeline-open-chat")
+
+
 @pytest.mark.timeout(90)
 def test_the_new_agent_form_defaults_errors_under_their_field_and_says_it_created(
     served: str, page: Page, tmp_path: Path

@@ -89,17 +89,20 @@ const reloadLayouts = debounce(() => void store.reloadLayouts().catch(() => {}),
 const refreshBoard = debounce(() => panel.active === "board" && void panel.board.refresh(), 80);
 const refreshLog = debounce(() => panel.active === "log" && void panel.log.refresh(), 80);
 
+// The timeline's buttons say whether a cell shows the agent: agents and cells change them too.
 for (const ev of ["AgentsChanged", "AgentLaunched", "AgentStopped", "TerminalExit"]) {
-  api.on(ev, () => (reloadAgents(), refreshBoard()));
+  api.on(ev, () => (reloadAgents(), refreshBoard(), refreshLog()));
 }
 api.on("LiveStateChanged", () => (reloadAgents(), refreshBoard()));
 api.on("AgentReplied", refreshBoard);
 // A turn starting serves an ask; one ending adds to the agent's and its chain's usage.
 api.on("AgentTurnStarted", refreshBoard);
 api.on("AgentTurnFinished", refreshBoard);
+// An ask accepted or withdrawn: the board's count, and the timeline's queued asks.
 api.on("AgentQueueChanged", (d) => {
   setQueued(String(d.agent_id ?? ""), Number(d.queued ?? 0));
   refreshBoard();
+  refreshLog();
 });
 
 // Desktop notifications while the window is not focused (notify.ts decides; it skips when focused).
@@ -127,7 +130,7 @@ api.on("LiveStateChanged", (d) => {
   if (status === "blocked" && was !== "blocked" && name) notifyAgent(name, "is blocked");
 });
 // A closed cell's agent runs on in the background: the agents' cells changed too.
-api.on("LayoutChanged", () => (reloadLayouts(), reloadAgents(), refreshBoard()));
+api.on("LayoutChanged", () => (reloadLayouts(), reloadAgents(), refreshBoard(), refreshLog()));
 // Another project is open (from this page or another client): start over on it.
 api.on("ProjectTrustChanged", () => void trustBanner.refresh().catch(() => {}));
 api.on("ProjectOpened", () => {

@@ -4,6 +4,7 @@ turn (``queued_ms``) beside its whole ``duration_ms``; the hop an agent serves s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 
@@ -133,3 +134,41 @@ async def test_the_hop_an_agent_serves_says_when_its_turn_started_and_how_long_i
     assert shown["source"] == "ui"  # the door, known before the ask ends
     gate2.set()
     await third
+
+
+async def test_the_asks_waiting_for_an_agent_are_on_its_board_row_oldest_first(world):
+    session, gate = await gated(world, "a")
+    first = asyncio.create_task(ask(world, "a", "first"))
+    await until(lambda: session.busy)
+    at = world.clock.now_ms()
+    second = asyncio.create_task(ask(world, "a", "second", requester="id-c"))
+    await until(lambda: world.ask.queue_length("id-a") == 2)
+    world.clock.advance(250)
+    third = asyncio.create_task(ask(world, "a", "third"))
+    await until(lambda: world.ask.queue_length("id-a") == 3)
+    row = await board_row(world, "a")
+    assert [
+        (w["requester"], w["since_ms"], w["source"], w["depth"], w["prompt"])
+        for w in row["waiting"]
+    ] == [("c", at, "mcp", 1, "second"), (None, at + 250, "ui", 1, "third")]
+    assert row["serving"]["chain_id"] not in {w["chain_id"] for w in row["waiting"]}
+    # The next one's turn starts: it leaves the line; a withdrawn one leaves it too.
+    third.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await third
+    gate2 = session.gate = asyncio.Event()
+    gate.set()
+    await first
+    await until(lambda: session.busy)
+    row = await board_row(world, "a")
+    assert (row["serving"]["requester"], row["waiting"]) == ("c", [])
+    gate2.set()
+    await second
+    assert world.ask.waiting("id-a") == []
+
+
+async def board_row(world: AppWorld, name: str) -> dict:
+    board = await world.service.dispatch(c.GetProjectWorkState(), c.Source.UI)
+    assert board.data is not None
+    (row,) = [r for r in board.data["agents"] if r["name"] == name]
+    return row

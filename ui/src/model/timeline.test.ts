@@ -216,6 +216,57 @@ describe("hostile or missing fields", () => {
   });
 });
 
+describe("asks waiting for their turn", () => {
+  // lead's turn runs (chain c9, since 100); it asked dev, who is busy: the ask waits since 150.
+  // Behind it in dev's queue waits a chat message from the user (chain u1, since 160).
+  const board = [
+    { name: "lead", serving: { chain_id: "c9", depth: 1, requester: null, started_at_ms: 100, queued_ms: 0, source: "ui" } },
+    {
+      name: "dev",
+      serving: { chain_id: "c8", depth: 1, requester: null, started_at_ms: 90, queued_ms: 0, source: "file" },
+      waiting: [
+        { chain_id: "c9", depth: 2, requester: "lead", since_ms: 150, source: "mcp", prompt: "check it" },
+        { chain_id: "u1", depth: 1, requester: null, since_ms: 160, source: "ui" },
+      ],
+    },
+  ] as unknown as WorkRow[];
+
+  it("are read off the board, oldest first, as hops that wait", () => {
+    const hops = runningFromBoard(board);
+    expect(hops.filter((h) => h.queued).map((h) => [h.target, h.chain_id, h.started_at_ms, h.prompt])).toEqual([
+      ["dev", "c9", 150, "check it"],
+      ["dev", "u1", 160, null],
+    ]);
+  });
+
+  it("nest under the turn that asked them, count as queued, and a waiting chat is never folded", () => {
+    const chat = (at: number) =>
+      row({ source: "ui", requester: null, target: "dev", chain_id: `d${at}`, depth: 1, at_ms: at, duration_ms: 1 });
+    const items = buildTimeline([chat(10), chat(20)], runningFromBoard(board), { nameOf });
+    const c9 = chains(items).find((i) => i.chainId === "c9")!;
+    expect(shape(c9.root)).toEqual({ lead: ["dev"] });
+    expect(c9.root.children[0].state).toBe("queued");
+    expect(c9.root.children[0].outcome).toBe("queued");
+    expect([c9.running, c9.queued]).toEqual([1, 1]);
+    const waitingChat = chains(items).find((i) => i.chainId === "u1")!;
+    expect(waitingChat.root.state).toBe("queued");
+    expect(items.map((i) => i.kind)).toEqual(["chain", "chain", "chain", "chats"]);
+  });
+
+  it("skip what makes no sense in a row's waiting list", () => {
+    const rows = [
+      { name: "dev", waiting: "lots" },
+      { name: "qa", waiting: [null, 3, { chain_id: 7, depth: "x", since_ms: -5, requester: {}, prompt: 4 }] },
+    ] as unknown as WorkRow[];
+    expect(runningFromBoard(rows)).toEqual([
+      {
+        target: "qa", chain_id: null, depth: null, requester: null, started_at_ms: null, queued_ms: null,
+        source: null, prompt: null, queued: true,
+      },
+    ]);
+  });
+});
+
 describe("the chat cell of a hop's agent", () => {
   const layouts = {
     version: 1,

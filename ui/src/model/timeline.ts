@@ -1,7 +1,8 @@
 // The delegation timeline (DESIGN.md §15): each root ask with the asks made while serving it
 // nested under the one that made them, in the order they started; the hops whose turn runs now
-// shown running; a user's consecutive chat messages to one agent folded into one line. The log
-// holds an ask once, when it ended; what runs now comes from the board (`serving`). Rows come
+// shown running, and those waiting in an agent's queue shown queued; a user's consecutive chat messages to one agent folded into one line. The log
+// holds an ask once, when it ended; what runs or waits now comes from the board (`serving`,
+// `waiting`). Rows come
 // from files and CLIs through the server: any field may be missing or wrong, and such a row is
 // still shown, never dropped or thrown on. Pure, so it is tested alone.
 
@@ -12,7 +13,8 @@ import { count, sumUsage } from "./usage";
 /** A log row as `delegations.recent` gives it, with the wait for its turn (ui/API.md). */
 export type LoggedAsk = Delegation & { queued_ms?: number | null };
 
-/** A turn running now: the hop an agent serves (`workstate.get` serving, ui/API.md). */
+/** A turn running now (the hop an agent serves: `workstate.get` serving, ui/API.md), or with
+ * `queued`, an ask accepted that waits for its turn (`waiting`; `started_at_ms`: when it came). */
 export type RunningHop = {
   target: string; // agent name
   chain_id: string | null;
@@ -22,9 +24,13 @@ export type RunningHop = {
   queued_ms: number | null;
   source: string | null; // the door; null: not said
   prompt: string | null;
+  queued?: boolean;
 };
 
-export type HopState = "running" | "ok" | "failed" | "lost";
+export type HopState = "running" | "queued" | "ok" | "failed" | "lost";
+
+/** Not ended yet: its turn runs, or it waits for one. */
+export const inFlight = (h: { state: HopState }): boolean => h.state === "running" || h.state === "queued";
 
 export type Hop = {
   key: string; // stable across refreshes while the hop stays logged (or running)
@@ -57,6 +63,7 @@ export type ChainItem = {
   asks: number;
   failed: number;
   running: number;
+  queued: number; // asks of the chain waiting for their turn
   depth: number | null; // the deepest hop
   usage: Usage | null; // every hop's
 };
@@ -128,13 +135,16 @@ function loggedHop(r: LoggedAsk, i: number): Hop {
   };
 }
 
-function runningHop(r: RunningHop): Hop {
+function runningHop(r: RunningHop, i: number): Hop {
   const depth = count(r.depth);
   const chainId = text(r.chain_id);
   const started = count(r.started_at_ms);
   const target = text(r.target) ?? "?";
+  const queued = r.queued === true;
   return {
-    key: `run:${chainId ?? ""}:${depth ?? ""}:${target}:${started ?? ""}`,
+    key: queued
+      ? `wait:${chainId ?? ""}:${depth ?? ""}:${target}:${started ?? ""}:${i}`
+      : `run:${chainId ?? ""}:${depth ?? ""}:${target}:${started ?? ""}`,
     chainId,
     depth: depth !== null && depth >= 1 && Number.isInteger(depth) ? depth : null,
     requester: text(r.requester),
@@ -143,11 +153,11 @@ function runningHop(r: RunningHop): Hop {
     action: "agent.message",
     startedAt: started,
     durationMs: null,
-    queuedMs: count(r.queued_ms),
+    queuedMs: queued ? null : count(r.queued_ms),
     turnMs: null,
     usage: null,
-    state: "running",
-    outcome: "running",
+    state: queued ? "queued" : "running",
+    outcome: queued ? "queued" : "running",
     prompt: typeof r.prompt === "string" ? r.prompt : null,
     reply: null,
     row: null,
@@ -158,7 +168,7 @@ function runningHop(r: RunningHop): Hop {
 }
 
 /** The turns running now, from the board's rows (`serving`), with the prompts the page saw in
- * `AgentTurnStarted` (keyed by `runningKey`). */
+ * `AgentTurnStarted` (keyed by `runningKey`); then the asks waiting for their turn (`waiting`). */
 export function runningFromBoard(
   rows: readonly WorkRow[] | unknown,
   prompts: ReadonlyMap<string, string> = new Map(),
@@ -172,7 +182,9 @@ export function runningFromBoard(
       | (WorkRow["serving"] & { started_at_ms?: unknown; queued_ms?: unknown; source?: unknown })
       | null;
     const name = text(r.name);
-    if (!name || !s || typeof s !== "object") continue;
+    if (!name) continue;
+    hops.push(...waitingOf(name, (r as { waiting?: unknown }).waiting));
+    if (!s || typeof s !== "object") continue;
     const chain_id = text(s.chain_id);
     const depth = count(s.depth);
     hops.push({
@@ -187,6 +199,27 @@ export function runningFromBoard(
     });
   }
   return hops;
+}
+
+/** A board row's `waiting` asks as hops that wait (entries that are not objects are skipped). */
+function waitingOf(target: string, waiting: unknown): RunningHop[] {
+  if (!Array.isArray(waiting)) return [];
+  return (waiting as unknown[]).filter(isObject).map((w) => {
+    const x = w as {
+      chain_id?: unknown; depth?: unknown; requester?: unknown; since_ms?: unknown; source?: unknown; prompt?: unknown;
+    };
+    return {
+      target,
+      chain_id: text(x.chain_id),
+      depth: count(x.depth),
+      requester: text(x.requester),
+      started_at_ms: count(x.since_ms),
+      queued_ms: null,
+      source: text(x.source),
+      prompt: typeof x.prompt === "string" ? x.prompt : null,
+      queued: true,
+    };
+  });
 }
 
 /** How a running hop is known in `AgentTurnStarted` and on the board. */
@@ -204,7 +237,7 @@ function byStart(hops: Hop[]): Hop[] {
 }
 
 function endOf(h: Hop): number {
-  if (h.state === "running" || h.startedAt === null) return Number.MAX_SAFE_INTEGER;
+  if (inFlight(h) || h.startedAt === null) return Number.MAX_SAFE_INTEGER;
   return h.startedAt + (h.durationMs ?? 0);
 }
 
@@ -250,7 +283,7 @@ function placeholderRoot(
   hops: Hop[],
   nameOf: (x: string) => string,
 ): Hop {
-  const running = hops.some((h) => h.state === "running");
+  const running = hops.some(inFlight);
   const target = shallowest.requester === null ? "?" : nameOf(shallowest.requester);
   const starts = hops.map((h) => h.startedAt).filter((s): s is number => s !== null);
   return {
@@ -299,6 +332,7 @@ function chainItem(chainId: string | null, root: Hop): ChainItem {
     asks: hops.length,
     failed: hops.filter((h) => h.state === "failed" || h.state === "lost").length,
     running: hops.filter((h) => h.state === "running").length,
+    queued: hops.filter((h) => h.state === "queued").length,
     depth: depths.length ? Math.max(...depths) : null,
     usage: sumUsage(hops.map((h) => h.usage)),
   };
@@ -312,7 +346,7 @@ export function isUserChat(h: Hop): boolean {
 function foldable(item: TimelineItem): item is ChainItem {
   return (
     item.kind === "chain" && isUserChat(item.root) && item.root.children.length === 0 &&
-    item.root.state !== "running"
+    !inFlight(item.root)
   );
 }
 
@@ -362,7 +396,7 @@ export function buildTimeline(
   const hops = [
     ...rows.map((r, i) => loggedHop(r, i)),
     ...(Array.isArray(running)
-      ? (running as unknown[]).filter(isObject).map((r) => runningHop(r as RunningHop))
+      ? (running as unknown[]).filter(isObject).map((r, i) => runningHop(r as RunningHop, i))
       : []),
   ];
   const chains = new Map<string, Hop[]>();

@@ -1,6 +1,6 @@
 // The delegation timeline: each root ask with the asks made while serving it nested under the
 // one that made them (who asked whom, the door, queue wait and turn, tokens and cost, outcome),
-// the turns running now shown running, the user's runs of chat messages to one agent folded,
+// the turns running now shown running and the asks waiting in a queue shown queued, the user's runs of chat messages to one agent folded,
 // a filter by agent; a hop's "Chat" button shows its agent's chat cell. Clicking a chain id
 // shows that chain alone, with what it added up to.
 
@@ -8,18 +8,18 @@ import { api } from "../model/api";
 import { chainTotals, MAX_INDENT } from "../model/chains";
 import { store } from "../model/state";
 import {
-  agentsIn, buildTimeline, cellOfAgent, runningFromBoard, runningKey, type ChainItem, type ChatGroup,
+  agentsIn, buildTimeline, cellOfAgent, inFlight, runningFromBoard, runningKey, type ChainItem, type ChatGroup,
   type Hop, type LoggedAsk, type RunningHop, type TimelineItem,
 } from "../model/timeline";
 import type { WorkState } from "../model/types";
 import { count, localTime, shortChainId, usageDetail, usageText } from "../model/usage";
 import { askerOf } from "../model/workstate";
-import { goToCell } from "./banner";
+import { showAgent } from "./agentcell";
 import { clear, debounce, formatMs, h } from "./dom";
 
 const RECENT = 100; // the whole timeline shows this many asks
 const CHAIN_SCAN = 1000; // one chain is looked for among this many
-const TICK_MS = 1000; // running turns count up this often
+const TICK_MS = 1000; // running turns and queued asks count up this often
 const PROMPT_KEPT_MS = 10_000; // a running turn's prompt outlives a refresh that missed its start
 
 export class DelegationLog {
@@ -134,8 +134,10 @@ export class DelegationLog {
     }
     select.value = this.agent ?? "";
     const running = items.reduce((sum, i) => sum + (i.kind === "chain" ? i.running : 0), 0);
-    clear(this.runningNote, ...(running ? [h("span.spinner"), `${running} running`] : []));
-    this.runningNote.hidden = running === 0;
+    const queued = items.reduce((sum, i) => sum + (i.kind === "chain" ? i.queued : 0), 0);
+    const note = [running ? `${running} running` : null, queued ? `${queued} queued` : null].filter(Boolean);
+    clear(this.runningNote, ...(note.length ? [h("span.spinner"), note.join(" · ")] : []));
+    this.runningNote.hidden = note.length === 0;
     return this.bar;
   }
 
@@ -150,6 +152,7 @@ export class DelegationLog {
     const facts = [
       `${asks} ask${asks === 1 ? "" : "s"}${failed ? ` (${failed} failed)` : ""}`,
       item?.running ? `${item.running} running` : null,
+      item?.queued ? `${item.queued} queued` : null,
       depth !== null ? `depth ${depth}` : null,
       usageText(usage),
     ].filter(Boolean);
@@ -176,6 +179,7 @@ export class DelegationLog {
       item.usage ? usageText(item.usage) : null,
       item.failed ? `${item.failed} failed` : null,
       item.running ? `${item.running} running` : null,
+      item.queued ? `${item.queued} queued` : null,
     ].filter(Boolean);
     return h(
       "div.tl-chain",
@@ -247,6 +251,7 @@ export class DelegationLog {
   private hop(hop: Hop, isRoot: boolean, inGroup = false): HTMLElement {
     const requester = askerOf(hop.requester, (x) => store.nameOf(x));
     const running = hop.state === "running";
+    const queued = hop.state === "queued";
     const chain = hop.chainId;
     const chip =
       isRoot && chain
@@ -266,7 +271,9 @@ export class DelegationLog {
         : null;
     const pill = running
       ? h("span.pill.outcome.running", { title: "Its turn runs now" }, h("span.spinner"), "running")
-      : h(
+      : queued
+        ? h("span.pill.outcome.queued", { title: `Waiting in ${hop.target}'s queue for its turn` }, "queued")
+        : h(
           "span.pill.outcome",
           { class: hop.state === "ok" ? "ok" : hop.state === "lost" ? "lost" : "fail" },
           hop.outcome,
@@ -275,14 +282,14 @@ export class DelegationLog {
       "details.deleg",
       {
         open: this.open.has(hop.key),
-        class: [running ? "running" : "", hop.match ? "" : "dim", hop.placeholder ? "placeholder" : ""]
+        class: [running ? "running" : "", queued ? "queued" : "", hop.match ? "" : "dim", hop.placeholder ? "placeholder" : ""]
           .filter(Boolean)
           .join(" "),
         dataset: {
           target: hop.target,
           state: hop.state,
           ...(hop.source ? { source: hop.source } : {}),
-          ...(running || hop.placeholder ? {} : { code: hop.outcome }),
+          ...(inFlight(hop) || hop.placeholder ? {} : { code: hop.outcome }),
           ...(chain ? { chain } : {}),
           ...(hop.depth !== null ? { depth: String(hop.depth) } : {}),
         },
@@ -319,7 +326,7 @@ export class DelegationLog {
       h("div.deleg-label", {}, "Prompt"),
       h("pre.deleg-text", {}, hop.prompt ?? "—"),
       h("div.deleg-label", {}, "Reply"),
-      h("pre.deleg-text", {}, running ? "(its turn runs now)" : (hop.reply ?? "—")),
+      h("pre.deleg-text", {}, running ? "(its turn runs now)" : queued ? "(waiting for its turn)" : (hop.reply ?? "—")),
     );
     details.addEventListener("toggle", () => {
       if (details.open) this.open.add(hop.key);
@@ -330,6 +337,9 @@ export class DelegationLog {
 
   /** Queue wait and turn, when the row says how long it waited. */
   private timing(hop: Hop): HTMLElement | null {
+    if (hop.state === "queued") {
+      return h("span.deleg-timing.muted", { title: "Accepted; the agent's turns before it come first" }, "waiting for its turn");
+    }
     if (hop.queuedMs === null) return null;
     const parts = [`queued ${formatMs(hop.queuedMs)}`];
     if (hop.turnMs !== null) parts.push(`turn ${formatMs(hop.turnMs)}`);
@@ -342,10 +352,14 @@ export class DelegationLog {
   }
 
   private duration(hop: Hop): HTMLElement {
-    if (hop.state === "running" && hop.startedAt !== null) {
+    if (inFlight(hop) && hop.startedAt !== null) {
+      const title =
+        hop.state === "queued"
+          ? "Waiting so far (the whole ask is logged when it ends)"
+          : "Its turn so far (the whole ask is logged when it ends)";
       return h(
         "span.muted.deleg-duration",
-        { dataset: { since: String(hop.startedAt) }, title: "Its turn so far (the whole ask is logged when it ends)" },
+        { dataset: { since: String(hop.startedAt) }, title },
         formatMs(Math.max(0, Date.now() - hop.startedAt)),
       );
     }
@@ -367,6 +381,10 @@ export class DelegationLog {
     if (hop.state === "running") {
       return hop.startedAt !== null ? `turn started ${localTime(hop.startedAt, now)}` : "its turn runs now";
     }
+    if (hop.state === "queued") {
+      const asked = hop.startedAt !== null ? `asked ${localTime(hop.startedAt, now)}; ` : "";
+      return `${asked}waiting in ${hop.target}'s queue for its turn`;
+    }
     const r = hop.row;
     if (hop.state === "lost") {
       const started = count(r?.started_at_ms);
@@ -376,22 +394,22 @@ export class DelegationLog {
     return `${at !== null ? new Date(at).toLocaleString() : "unknown time"} · ${hop.action}`;
   }
 
-  /** "Chat": show the cell with the agent's chat, when a cell shows it. */
+  /** "Chat": show the cell with the agent's chat; "Open chat" makes one when no cell shows it. */
   private chatButton(agent: string): HTMLElement | null {
+    if (!store.agents.some((a) => a.name === agent)) return null; // gone since it was asked
     const cell = cellOfAgent(agent, store.agents, store.layouts);
-    if (!cell) return null;
     return h(
       "button.btn.small.hop-chat",
       {
-        dataset: { agent, leaf: cell },
-        title: `Show ${agent}'s cell`,
+        dataset: { agent, ...(cell ? { leaf: cell } : {}) },
+        title: cell ? `Show ${agent}'s cell` : `Open a cell with ${agent}'s chat`,
         onclick: (e: Event) => {
           e.preventDefault();
           e.stopPropagation();
-          void goToCell(cell);
+          void showAgent(agent);
         },
       },
-      "Chat",
+      cell ? "Chat" : "Open chat",
     );
   }
 

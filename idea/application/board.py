@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from idea.application.ask_agent import AgentAsker, Serving, Waiting
 from idea.application.caller import Caller
-from idea.application.chains import Chain
+from idea.application.chains import Chain, Hop
 from idea.application.event_bus import EventBus
 from idea.application.hibernation import Hibernation
 from idea.application.live_sessions import LiveSessions
@@ -71,12 +71,8 @@ def project_work_state(
 
 
 def serving_json(serving: Serving, names: dict[str, str]) -> JsonObject:
-    hop = serving.hop
-    requester = hop.requester_id
     return {
-        "chain_id": hop.chain.chain_id,
-        "depth": hop.depth,
-        "requester": None if requester is None else names.get(requester, requester),
+        **hop_json(serving.hop, names),
         "deadline_at_ms": serving.ends_at_ms,
         "started_at_ms": serving.started_at_ms,
         "queued_ms": serving.queued_ms,
@@ -85,15 +81,21 @@ def serving_json(serving: Serving, names: dict[str, str]) -> JsonObject:
 
 
 def waiting_json(waiting: Waiting, names: dict[str, str]) -> JsonObject:
-    hop = waiting.hop
+    return {
+        **hop_json(waiting.hop, names),
+        "since_ms": waiting.since_ms,
+        "source": waiting.source,
+        "prompt": waiting.prompt,
+    }
+
+
+def hop_json(hop: Hop, names: dict[str, str]) -> JsonObject:
+    """Which chain the hop is of, how deep, and who asked it (a name; None: the user)."""
     requester = hop.requester_id
     return {
         "chain_id": hop.chain.chain_id,
         "depth": hop.depth,
         "requester": None if requester is None else names.get(requester, requester),
-        "since_ms": waiting.since_ms,
-        "source": waiting.source,
-        "prompt": waiting.prompt,
     }
 
 

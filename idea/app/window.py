@@ -90,8 +90,14 @@ def _no_window_reason(err: Printer) -> str | None:
         # Chromium refuses to run its sandbox as root: the page would never load.
         os.environ["QTWEBENGINE_DISABLE_SANDBOX"] = "1"
         err("warning: running as root: Qt WebEngine's sandbox is disabled")
-    if getattr(sys, "frozen", False):
-        return None  # the frozen build has no ``-c``; its Qt libraries are bundled
+    return None
+
+
+def _qt_failure() -> str | None:
+    """Why Qt cannot show a window here (it would abort the process), or None; a child process
+    tries. Not run on Windows and macOS, nor in the frozen build (no ``-c``; its Qt is bundled)."""
+    if sys.platform in ("win32", "darwin") or getattr(sys, "frozen", False):
+        return None
     try:
         probe = subprocess.run(
             [sys.executable, "-c", _QT_PROBE],
@@ -183,9 +189,18 @@ class _WindowApp:
             signal.signal(sig, self._on_signal)
         try:
             self._core.start()
-            name, url = self._core.ui.result(timeout=OPEN_TIMEOUT_S)
-            if not self._closing:
-                self._show(name, url)
+            # Qt is tried while the core opens the project: both take a while, neither needs
+            # the other. If Qt cannot start, the project the core opened is served as it is.
+            reason = _qt_failure()
+            if reason is not None:
+                self._out(
+                    f"IdeA window unavailable ({reason}); serving the UI for a browser instead"
+                )
+                self._serve_until_stopped()
+            else:
+                name, url = self._core.ui.result(timeout=OPEN_TIMEOUT_S)
+                if not self._closing:
+                    self._show(name, url)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -197,6 +212,15 @@ class _WindowApp:
         if self._core.error is not None:
             raise self._core.error
         return 0
+
+    def _serve_until_stopped(self) -> None:
+        """No window: the core serves the UI (its URL printed) until a signal stops it."""
+        self._core.ui.result(timeout=OPEN_TIMEOUT_S)  # raises what kept the project shut
+        self._out(
+            "headless core running (file door and UI server open); stop with Ctrl+C or SIGTERM"
+        )
+        while self._core.is_alive():
+            self._core.join(0.2)  # returns to the interpreter: signal handlers run
 
     def _show(self, name: str, url: str) -> None:
         import webview  # noqa: PLC0415

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,29 @@ def test_open_without_a_display_serves_and_says_why(tmp_path):
         assert "IdeA window unavailable (no display" in out.text()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=10) == 0
+
+
+@needs_xvfb
+@pytest.mark.timeout(120)
+def test_open_where_qt_cannot_start_serves_the_project_it_opened_and_says_why(tmp_path):
+    # A display, but a Qt that cannot start on it (as with a missing libxcb-* library): Qt is
+    # tried while the project opens, and the project is then served for a browser.
+    project = tmp_path / "demo"
+    project.mkdir()
+    with xvfb() as display:
+        env = {**window_env(display), "QT_QPA_PLATFORM": "no-such-platform"}
+        with spawned([*IDEA, "open", str(project)], env=env) as proc:
+            out = LineWatcher(proc.stdout)
+            out.wait_for(lambda line: line.startswith("headless core running"), timeout=60)
+            text = out.text()
+            assert "IdeA window unavailable (Qt cannot start: " in text
+            assert "no-such-platform" in text
+            url = next(line for line in text.splitlines() if line.startswith("IdeA UI: "))
+            with urllib.request.urlopen(url.removeprefix("IdeA UI: "), timeout=10) as page:
+                assert page.status == 200
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=30) == 0
+            out.wait_for(lambda line: line.strip() == "closed", timeout=5)
 
 
 def test_serve_and_the_bridge_never_import_the_window_toolkit():

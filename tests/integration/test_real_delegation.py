@@ -197,13 +197,65 @@ def offline_environment(
     return env
 
 
-class World:
-    """An IdeA project in ``tmp_path/project`` whose agents run the real CLIs against ``mock``.
+class MockedAgents:
+    """Agents of an IdeA project whose CLIs talk to one mock model (``self.mock``, made by the
+    subclass with ``self._respond``). ``responder(agent_name, request)`` answers every turn
+    request; the agent is recognised by the identity line IdeA injected as its context. A request
+    of no known agent, or a responder that raises, is recorded in ``problems`` and answered with
+    an HTTP 400."""
 
-    ``responder(agent_name, request)`` answers every turn request; the agent is recognised by
-    the identity line IdeA injected as its context. A request of no known agent, or a responder
-    that raises, is recorded in ``problems`` and answered with an HTTP 400.
-    """
+    mock: MockModel
+
+    def __init__(self) -> None:
+        self.marker = uuid.uuid4().hex
+        self.responder: Responder | None = None
+        self.problems: list[str] = []
+        self.agents: dict[str, Agent] = {}
+        self.runtime: ProjectRuntime | None = None
+        self.witness: Witness | None = None
+
+    def identity(self, name: str) -> str:
+        return f"IDENTITY-{name}-{self.marker}"
+
+    def whose(self, request: Request) -> str | None:
+        text = json.dumps(request.body)
+        found = [name for name in self.agents if self.identity(name) in text]
+        return found[0] if len(found) == 1 else None
+
+    def _respond(self, request: Request) -> Reply:
+        if self.witness is not None:
+            self.witness.snapshot()  # the CLI and its bridge are running now
+        name = self.whose(request)
+        if name is None or self.responder is None:
+            self.problems.append(f"turn request of no single known agent: {request.path}")
+            return Fail("mock: request of no known agent")
+        self._answering(name)
+        try:
+            return self.responder(name, request)
+        except Exception as exc:  # the handler thread must answer something
+            self.problems.append(f"responder failed for {name}: {exc!r}")
+            return Fail(f"mock: responder failed: {exc!r}")
+
+    def _answering(self, name: str) -> None:
+        """Called as a turn request of ``name`` is answered (the mock's handler thread)."""
+
+    def turns_of(self, name: str) -> list[Request]:
+        return [r for r in self.mock.turns if self.whose(r) == name]
+
+    async def ask(self, target: str, task: str) -> str | None:
+        """``agent.message`` from the UI door, as the user's composer sends it."""
+        assert self.runtime is not None
+        outcome = await self.runtime.orchestrator.dispatch(AskAgent(target, task), Source.UI)
+        return outcome.reply
+
+    def delegations(self) -> list[dict]:
+        assert self.runtime is not None
+        path = self.runtime.services.paths.delegations_log
+        return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+
+
+class World(MockedAgents):
+    """An IdeA project in ``tmp_path/project`` whose agents run the real CLIs against ``mock``."""
 
     def __init__(
         self,
@@ -211,20 +263,15 @@ class World:
         installed: Installed | None = None,
         tool_timeout_s: float | None = None,
     ) -> None:
+        super().__init__()
         self.root = tmp_path
         self.installed = installed
         self.tool_timeout_s = tool_timeout_s  # the MCP tool timeout declared to the CLIs
-        self.marker = uuid.uuid4().hex
-        self.responder: Responder | None = None
-        self.problems: list[str] = []
         self.replied: list[tuple[str, str | None, float]] = []  # (agent, requester, time)
         self.answered: list[tuple[str, float]] = []  # (agent, time) of every turn request
         self.session_events: list[tuple[str, SessionEvent]] = []  # (agent, event) of its session
-        self.agents: dict[str, Agent] = {}
         self.cli_of: dict[str, str] = {}
         self.launched: list[str] = []  # agent names, in launch order
-        self.runtime: ProjectRuntime | None = None
-        self.witness: Witness | None = None
         self.mock = MockModel(respond=self._respond).start()
         try:
             self.env = self._environment()
@@ -237,9 +284,6 @@ class World:
         env = offline_environment(self.mock, self.root, self.installed)
         env[MARKER_VAR] = self.marker
         return env
-
-    def identity(self, name: str) -> str:
-        return f"IDENTITY-{name}-{self.marker}"
 
     async def open(self, agents: dict[str, str]) -> ProjectRuntime:
         """Open the project with agents ``{name: profile}``, all in structured mode."""
@@ -280,38 +324,8 @@ class World:
         elif isinstance(event, AgentReplied):
             self.replied.append((event.agent_name, event.requester_id, time.monotonic()))
 
-    def whose(self, request: Request) -> str | None:
-        text = json.dumps(request.body)
-        found = [name for name in self.agents if self.identity(name) in text]
-        return found[0] if len(found) == 1 else None
-
-    def _respond(self, request: Request) -> Reply:
-        if self.witness is not None:
-            self.witness.snapshot()  # the CLI and its bridge are running now
-        name = self.whose(request)
-        if name is None or self.responder is None:
-            self.problems.append(f"turn request of no single known agent: {request.path}")
-            return Fail("mock: request of no known agent")
+    def _answering(self, name: str) -> None:
         self.answered.append((name, time.monotonic()))
-        try:
-            return self.responder(name, request)
-        except Exception as exc:  # the handler thread must answer something
-            self.problems.append(f"responder failed for {name}: {exc!r}")
-            return Fail(f"mock: responder failed: {exc!r}")
-
-    def turns_of(self, name: str) -> list[Request]:
-        return [r for r in self.mock.turns if self.whose(r) == name]
-
-    async def ask(self, target: str, task: str) -> str | None:
-        """``agent.message`` from the UI door, as the user's composer sends it."""
-        assert self.runtime is not None
-        outcome = await self.runtime.orchestrator.dispatch(AskAgent(target, task), Source.UI)
-        return outcome.reply
-
-    def delegations(self) -> list[dict]:
-        assert self.runtime is not None
-        path = self.runtime.services.paths.delegations_log
-        return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
 
     def ask_tool(self, name: str) -> str:
         return ASK_TOOL[self.cli_of[name]]

@@ -43,7 +43,6 @@ from idea.app.bootstrap import default_starter, project_runtime, project_service
 from idea.app.bootstrap.hosts import remote_starter
 from idea.app.runtime import ProjectRuntime
 from idea.domain.agent import Agent
-from idea.domain.commands import AskAgent, Source
 from idea.domain.errors import NotFound
 from idea.domain.host import Host
 from idea.domain.profile import Mode
@@ -52,10 +51,9 @@ from idea.infrastructure.remote.link import LinkState
 from idea.infrastructure.remote.links import HostLinks
 from idea.infrastructure.ssh.host_transport import ssh_connector
 from idea.infrastructure.ssh.link import connect
-from tests.integration.test_real_delegation import ASK_TIMEOUT, MARKER_VAR, Witness
+from tests.integration.test_real_delegation import ASK_TIMEOUT, MARKER_VAR, MockedAgents, Witness
 from tests.real_cli import clis
 from tests.real_cli.mock_model import (
-    Fail,
     MockModel,
     Reply,
     Request,
@@ -129,7 +127,7 @@ Model = Callable[[Request], Reply]  # one agent's model
 Responder = Callable[[str, Request], Reply]  # every agent's: (agent name, request)
 
 
-class World:
+class World(MockedAgents):
     """The project in ``tmp_path/project``; the host: an sshd whose sessions point Claude Code
     at ``mock``. ``responder(agent name, request)`` answers each turn request, the agent known
     by the identity line of its context (here or on the host)."""
@@ -137,12 +135,7 @@ class World:
     def __init__(
         self, tmp_path: Path, idea: str, host_bin: Path, stack: contextlib.ExitStack
     ) -> None:
-        self.marker = uuid.uuid4().hex
-        self.responder: Responder | None = None
-        self.problems: list[str] = []
-        self.agents: dict[str, Agent] = {}
-        self.runtime: ProjectRuntime | None = None
-        self.witness: Witness | None = None
+        super().__init__()
         self.mock = MockModel(respond=self._respond).start()
         stack.callback(self.mock.stop)
         # Here: Claude Code of tests/real_cli on PATH, as in tests/integration/test_real_delegation.
@@ -173,32 +166,6 @@ class World:
         self.project = here.cwd
 
     # -- the model ----------------------------------------------------------------------------
-
-    def identity(self, name: str) -> str:
-        return f"IDENTITY-{name}-{self.marker}"
-
-    def whose(self, request: Request) -> str | None:
-        text = json.dumps(request.body)
-        found = [name for name in self.agents if self.identity(name) in text]
-        return found[0] if len(found) == 1 else None
-
-    def _respond(self, request: Request) -> Reply:
-        if self.witness is not None:
-            self.witness.snapshot()
-        name = self.whose(request)
-        if name is None or self.responder is None:
-            self.problems.append(f"turn request of no single known agent: {request.path}")
-            return Fail("mock: request of no known agent")
-        try:
-            return self.responder(name, request)
-        except Exception as exc:  # the handler thread must answer something
-            self.problems.append(f"responder failed for {name}: {exc!r}")
-            return Fail(f"mock: responder failed: {exc!r}")
-
-    def turns_of(self, name: str) -> list[Request]:
-        return [r for r in self.mock.turns if self.whose(r) == name]
-
-    # -- the host -------------------------------------------------------------------------------
 
     def host_of(self, name: str) -> Host:
         if name != HOST:
@@ -267,17 +234,6 @@ class World:
             self.runtime.services.agents.save(agent)
             self.agents[name] = agent
         return self.runtime
-
-    async def ask(self, target: str, task: str) -> str | None:
-        """``agent.message`` from the UI door, as the user's composer sends it."""
-        assert self.runtime is not None
-        outcome = await self.runtime.orchestrator.dispatch(AskAgent(target, task), Source.UI)
-        return outcome.reply
-
-    def delegations(self) -> list[dict]:
-        assert self.runtime is not None
-        path = self.runtime.services.paths.delegations_log
-        return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
 
     def chain(self) -> list[tuple[str, str, str | None, bool, int]]:
         """The log's rows as (source, target, requester's name, ok, depth), the UI's first."""

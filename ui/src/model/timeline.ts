@@ -7,7 +7,8 @@
 // still shown, never dropped or thrown on. Pure, so it is tested alone.
 
 import { chainOf, depthOf, startOf } from "./chains";
-import type { Delegation, Layouts, LayoutNode, Usage, WorkRow } from "./types";
+import { leaves } from "./tree";
+import type { Delegation, Layouts, Usage, WorkRow } from "./types";
 import { count, sumUsage } from "./usage";
 
 /** A log row as `delegations.recent` gives it, with the wait for its turn (ui/API.md). */
@@ -449,13 +450,6 @@ export function cellOfAgent(
   const agent = agents.find((a) => a.name === name);
   if (!agent) return null;
   if (agent.node_id) return agent.node_id;
-  const leaves: { id: string; view: string }[] = [];
-  const walk = (n: LayoutNode | undefined) => {
-    if (!n || typeof n !== "object") return;
-    if (n.type === "leaf") {
-      if (n.agent === agent.id) leaves.push({ id: n.id, view: n.view });
-    } else if (Array.isArray(n.children)) n.children.forEach(walk);
-  };
-  for (const tab of layouts?.tabs ?? []) walk(tab.root);
-  return (leaves.find((l) => l.view === "chat") ?? leaves[0])?.id ?? null;
+  const bound = (layouts?.tabs ?? []).flatMap((tab) => leaves(tab.root)).filter((l) => l.agent === agent.id);
+  return (bound.find((l) => l.view === "chat") ?? bound[0])?.id ?? null;
 }

@@ -2,14 +2,22 @@
 // tree itself is the server's (`layouts.apply` splits, closes and normalises sizes); these pure
 // functions are what the workspace decides on its own, so they are tested without a DOM.
 
-import type { LayoutNode, Split } from "./types";
+import type { Leaf, LayoutNode, Split } from "./types";
 
 /** No pane is dragged below this share of its split (a thin but still visible cell). */
 export const MIN_FRACTION = 0.05;
 
-/** The cells of a tree in reading order: depth first, left to right (the server's order too). */
+/** The cells of a tree in reading order: depth first, left to right (the server's order too);
+ * none for what is not a node. */
+export function leaves(node: LayoutNode | undefined): Leaf[] {
+  if (!node || typeof node !== "object") return [];
+  if (node.type === "leaf") return [node];
+  return Array.isArray(node.children) ? node.children.flatMap(leaves) : [];
+}
+
+/** The ids of `leaves`. */
 export function leafIds(node: LayoutNode): string[] {
-  return node.type === "leaf" ? [node.id] : node.children.flatMap(leafIds);
+  return leaves(node).map((leaf) => leaf.id);
 }
 
 /** The cell focused after `current` when stepping forward (1) or back (-1), wrapping around. */

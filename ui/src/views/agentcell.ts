@@ -7,7 +7,8 @@ import { api } from "../model/api";
 import { splitFits } from "../model/sizes";
 import { store } from "../model/state";
 import { cellOfAgent } from "../model/timeline";
-import type { Leaf, LayoutNode, View } from "../model/types";
+import { leaves } from "../model/tree";
+import type { Leaf, View } from "../model/types";
 import { goToCell, showError, showNotice } from "./banner";
 
 /** Show agent `name`'s cell, making one first if no cell shows it. */
@@ -38,10 +39,10 @@ export async function showAgent(name: string): Promise<void> {
 /** A leaf of the tab on screen to show an agent in; made when none is free. */
 async function placeFor(): Promise<string> {
   const tab = store.activeTab();
-  const leaves = tab ? leavesOf(tab.root) : [];
-  const empty = leaves.find((l) => l.agent === null);
+  const cells = tab ? leaves(tab.root) : [];
+  const empty = cells.find((l) => l.agent === null);
   if (empty) return empty.id;
-  const sized = leaves
+  const sized = cells
     .map((leaf) => ({ leaf, box: document.querySelector(`[data-leaf="${leaf.id}"]`)?.getBoundingClientRect() }))
     .filter((x): x is { leaf: Leaf; box: DOMRect } => !!x.box)
     .sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
@@ -53,10 +54,4 @@ async function placeFor(): Promise<string> {
   }
   const made = await store.applyLayout<{ leaf_id: string }>({ op: "add_tab" });
   return made.leaf_id;
-}
-
-function leavesOf(node: LayoutNode | undefined): Leaf[] {
-  if (!node || typeof node !== "object") return [];
-  if (node.type === "leaf") return [node];
-  return Array.isArray(node.children) ? node.children.flatMap((c) => leavesOf(c)) : [];
 }

@@ -59,7 +59,7 @@ from idea.infrastructure.stores.policy import JsonPolicyStore
 from idea.infrastructure.stores.profiles import JsonProfileStore
 from idea.infrastructure.stores.project_lock import ProjectLock
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
-from idea.infrastructure.workspaces.worktrees import GitWorktrees
+from idea.infrastructure.workspaces.worktrees import MERGING, GitWorktrees
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -180,13 +180,7 @@ class ProjectRuntime:
         if self.report.lost_asks:
             self.bus.publish(AsksLost(len(self.report.lost_asks)))
         # Agents' worktrees: ones deleted by hand, locks and a merge a crash cut short (§14).
-        if (s.paths.ideai / "worktrees").is_dir():
-            try:
-                self.report.worktrees = await asyncio.to_thread(s.workspaces.reconcile)
-            except IdeaError as exc:
-                log.warning("could not reconcile the agents' worktrees: %s", exc.message)
-            for action in self.report.worktrees:
-                log.warning("worktrees: %s", action)
+        await self._reconcile_worktrees()
         for problem in s.problems:
             self._quarantined(problem)
         self._hibernating = asyncio.create_task(
@@ -210,9 +204,24 @@ class ProjectRuntime:
         (resumed agents, the file door) starts. Raises ``Internal`` (the trust file)."""
         was_restricted = self.services.trust.restricted
         self.services.trust.grant()
+        if was_restricted and not self._closed:
+            # What the open left for trust (DESIGN.md §18): a merge cut short, worktree records.
+            await self._reconcile_worktrees()
         self.bus.publish(ProjectTrustChanged(TrustState.TRUSTED.value))
         if was_restricted and not self._closed:
             await self._start_what_the_project_runs()
+
+    async def _reconcile_worktrees(self) -> None:
+        """In a restricted project this only says what waits for trust (no git write)."""
+        s = self.services
+        if not (s.paths.ideai / "worktrees").is_dir() and not (s.paths.run / MERGING).exists():
+            return
+        try:
+            self.report.worktrees = await asyncio.to_thread(s.workspaces.reconcile)
+        except IdeaError as exc:
+            log.warning("could not reconcile the agents' worktrees: %s", exc.message)
+        for action in self.report.worktrees:
+            log.warning("worktrees: %s", action)
 
     async def _start_what_the_project_runs(self) -> None:
         # §7 step 4: resume, one session per agent.

@@ -9,12 +9,13 @@ from idea import __version__
 from idea.app.runtime import ProjectRuntime
 from idea.domain.agent import Agent
 from idea.domain.builtin_profiles import builtin_profile_names
+from idea.domain.errors import IdeaError
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.profile import Mode, Profile
 from idea.infrastructure.files.atomic import read_text
 from idea.infrastructure.processes.executables import DetectedCli
 from idea.infrastructure.stores.recent_projects import scratch_project_dir
-from idea.infrastructure.workspaces.worktrees import SETUP_FILE
+from idea.infrastructure.workspaces.worktrees import SETUP_FILE, GitWorktrees
 
 MODES: tuple[Mode, ...] = (Mode.TERMINAL, Mode.STRUCTURED)
 SETUP_SHOWN_MAX = 8000
@@ -64,7 +65,23 @@ def trust_json(runtime: ProjectRuntime) -> JsonObject:
         "resume": resume,
         # Run in each new agent worktree (DESIGN.md §14), shown whole up to a bound.
         "worktree_setup": setup[:SETUP_SHOWN_MAX] if setup is not None else None,
+        # What a merge would run once trusted (DESIGN.md §18): git's hooks in the repository.
+        "git_hooks": git_hooks_json(s.workspaces),
     }
+
+
+def git_hooks_json(workspaces: GitWorktrees) -> JsonObject | None:
+    """``{dir, names}``: the repository's hooks folder and the hooks in it; ``None`` outside
+    git (or when git cannot say: the banner then lists none, and nothing ran)."""
+    try:
+        found = workspaces.hooks()
+    except IdeaError:
+        return None
+    if found is None:
+        return None
+    folder, names = found
+    listed: list[JsonValue] = [*names]
+    return {"dir": str(folder), "names": listed}
 
 
 def policy_json(runtime: ProjectRuntime) -> JsonObject:

@@ -1,6 +1,10 @@
 """``agent.changes``, ``agent.merge``, ``agent.discard``: review what an agent did in its own
 worktree, bring it into the project, or drop it (DESIGN.md §14).
 
+A merge or a discard is a git write: the repository's hooks run, so a restricted project refuses
+it with ``UNTRUSTED`` as it refuses a launch (DESIGN.md §18); reading the changes runs none of the
+repository's code and is answered in any project.
+
 The merge commit names the agent and the ask that produced its work (the last task it was given,
 from the delegation log), so the project's history says who did what and why.
 """
@@ -11,7 +15,7 @@ import asyncio
 
 from idea.application.caller import Caller
 from idea.application.event_bus import EventPublisher
-from idea.application.ports import AgentStore, DelegationLog, Workspaces
+from idea.application.ports import AgentStore, DelegationLog, ProjectTrust, Workspaces
 from idea.domain import commands as c
 from idea.domain.events import AgentsChanged
 from idea.domain.json_types import JsonObject
@@ -43,8 +47,10 @@ async def merge_agent(
     workspaces: Workspaces,
     delegations: DelegationLog,
     events: EventPublisher,
+    trust: ProjectTrust,
 ) -> OrchestratorOutcome:
     agent = agents.get(command.name)
+    trust.require(f"merge {agent.name}'s work")
     records = await asyncio.to_thread(delegations.recent, ASK_LOOKBACK)
     message = merge_message(agent.name, last_ask(records, agent.name))
     result = await asyncio.to_thread(workspaces.merge, agent, message)
@@ -61,8 +67,10 @@ async def discard_agent_changes(
     agents: AgentStore,
     workspaces: Workspaces,
     events: EventPublisher,
+    trust: ProjectTrust,
 ) -> OrchestratorOutcome:
     agent = agents.get(command.name)
+    trust.require(f"discard {agent.name}'s work")
     base = await asyncio.to_thread(workspaces.discard, agent)
     events.publish(AgentsChanged())
     return OrchestratorOutcome(

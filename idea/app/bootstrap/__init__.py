@@ -150,7 +150,10 @@ def project_services(root: Path, trusted_projects: TrustStore | None = None) -> 
             paths, clock, builtin_profiles(user_shell()), trust.project_profiles_allowed
         ),
         layouts=JsonLayoutStore(paths, clock, ids),
-        workspaces=GitWorktrees(paths, trust.project_profiles_allowed),
+        # git writes (its hooks run) once the checkout is trusted, even with profiles changed.
+        workspaces=GitWorktrees(
+            paths, trust.project_profiles_allowed, may_write=lambda: not trust.restricted
+        ),
         work_state=JsonWorkStateStore(paths, clock),
         skills=MarkdownSkillStore(paths, clock, problems.append),
         memory=MarkdownMemoryStore(paths, clock, problems.append),
@@ -242,6 +245,7 @@ def wire_core(
         "clock": clock,
         "ids": ids,
         "policy": policy,
+        "trust": trust,
     }
     handlers = {kind: inject(handler, dependencies) for kind, handler in HANDLERS.items()}
     orchestrator = OrchestratorService(handlers, bus, delegations, clock)

@@ -18,6 +18,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,10 +27,11 @@ from idea.domain.errors import Conflict, IdeaError, Invalid, NotFound, Unavailab
 from idea.domain.workspace import DIFF_MAX_CHARS, FileChange, MergeResult, WorkspaceChanges
 from idea.infrastructure.files.atomic import read_text, write_atomic
 from idea.infrastructure.stores.paths import ProjectPaths
-from idea.infrastructure.workspaces.git import git, listing_and_patch
+from idea.infrastructure.workspaces.git import GitWriter, hooks, listing_and_patch, read
 
 IGNORE_LINE = "worktrees/"
 SETUP_FILE = "worktree-setup"
+MERGING = "merging.json"  # in .ideai/run: the merge in progress, finished or undone after a crash
 _STATUS = {
     "A": "added",
     "M": "modified",
@@ -50,9 +52,18 @@ _SETUP_TAIL = 2000
 
 
 class GitWorktrees:
-    def __init__(self, paths: ProjectPaths, trusted: Callable[[], bool] = lambda: False) -> None:
+    def __init__(
+        self,
+        paths: ProjectPaths,
+        trusted: Callable[[], bool] = lambda: False,
+        may_write: Callable[[], bool] = lambda: True,
+    ) -> None:
+        """``trusted``: whether the project's own worktree-setup may run (its profiles are
+        trusted); ``may_write``: whether git may write in the repository (the project is not
+        restricted: its hooks run then)."""
         self._paths = paths
-        self._trusted = trusted  # the project's own worktree-setup runs only once it is trusted
+        self._trusted = trusted
+        self._git = GitWriter(may_write)
 
     def folder(self, agent: Agent) -> Path:
         """Where ``agent``'s CLI works: the project, or its worktree (made on first use).
@@ -72,20 +83,33 @@ class GitWorktrees:
         included. Raises ``NotFound`` (no worktree yet), ``Invalid``."""
         tree = self._existing(agent)
         base = self._base(agent)
-        new = git(tree, "ls-files", "--others", "--exclude-standard", "-z").stdout
-        if new:  # new files show in the diff once git knows of them (the agent's own index)
-            git(
-                tree,
-                "add",
-                "--intent-to-add",
-                "--pathspec-from-file=-",
-                "--pathspec-file-nul",
-                stdin=new,
+        # A read: the agent's index is copied, and new files are told of to the copy only.
+        with tempfile.TemporaryDirectory(prefix="idea-index-") as scratch:
+            index = Path(scratch) / "index"
+            own = Path(read(tree, "rev-parse", "--git-path", "index").stdout.strip())
+            with contextlib.suppress(FileNotFoundError):
+                shutil.copyfile(own if own.is_absolute() else tree / own, index)
+            new = read(tree, "ls-files", "--others", "--exclude-standard", "-z", index=index)
+            if new.stdout:  # new files show in the diff once git knows of them
+                read(
+                    tree,
+                    "add",
+                    "--intent-to-add",
+                    "--pathspec-from-file=-",
+                    "--pathspec-file-nul",
+                    stdin=new.stdout,
+                    index=index,
+                )
+            listing, diff, truncated = listing_and_patch(
+                tree, ["--no-renames", base], DIFF_MAX_CHARS, index=index
             )
-        listing, diff, truncated = listing_and_patch(tree, ["--no-renames", base], DIFF_MAX_CHARS)
+            numstat = (  # the files past the cut: their counts from a second pass
+                read(tree, "diff", "--numstat", "-z", "--no-renames", base, index=index).stdout
+                if truncated
+                else ""
+            )
         statuses = _parse_raw(listing)
-        if truncated:  # the files past the cut: their counts from a second pass
-            numstat = git(tree, "diff", "--numstat", "-z", "--no-renames", base).stdout
+        if truncated:
             by_path = _parse_numstat(numstat)
             counts = [by_path.get(path, (0, 0)) for path, _ in statuses]
         else:
@@ -110,22 +134,25 @@ class GitWorktrees:
             return 0, 0
         tree = self._tree(agent)
         base = self._base(agent)
-        changed = git(tree, "diff", "--name-only", "-z", base).stdout.split("\0")
-        new = git(tree, "ls-files", "--others", "--exclude-standard", "-z").stdout.split("\0")
+        changed = read(tree, "diff", "--name-only", "-z", base).stdout.split("\0")
+        new = read(tree, "ls-files", "--others", "--exclude-standard", "-z").stdout.split("\0")
         return len({name for name in (*changed, *new) if name}), self._ahead(agent)
 
     def merge(self, agent: Agent, message: str) -> MergeResult:
         """Commit the agent's uncommitted work on its branch, then merge the branch into the
-        project's current branch. Raises ``Conflict`` (listing the files; the project untouched),
-        ``NotFound``, ``Invalid``."""
+        project's current branch. Raises ``Untrusted`` (a restricted project: nothing ran),
+        ``Conflict`` (listing the files; the project untouched), ``NotFound``, ``Invalid``."""
+        self._git.require(f"merge {agent.name}'s work")
         tree = self._existing(agent)
         branch = branch_of(agent.name)
         self._commit_work(tree, message)
         root = self._paths.root
-        into = git(root, "symbolic-ref", "--quiet", "--short", "HEAD", ok=(0, 1)).stdout.strip()
+        into = read(root, "symbolic-ref", "--quiet", "--short", "HEAD", ok=(0, 1)).stdout.strip()
         if not into:
             raise Invalid("the project is not on a branch (detached HEAD): check one out first")
-        trial = git(root, "merge-tree", "--write-tree", "--name-only", "HEAD", branch, ok=(0, 1))
+        trial = self._git(
+            root, "merge-tree", "--write-tree", "--name-only", "HEAD", branch, ok=(0, 1)
+        )
         if trial.returncode == 1:
             files = _conflicted(trial.stdout)
             raise Conflict(
@@ -136,7 +163,7 @@ class GitWorktrees:
         self._marker.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self._marker, json.dumps({"agent": agent.name, "before": before}))
         try:
-            done = git(
+            done = self._git(
                 root,
                 "merge",
                 "--no-ff",
@@ -149,7 +176,7 @@ class GitWorktrees:
             )
             if done.returncode != 0:
                 with contextlib.suppress(IdeaError):
-                    git(root, "merge", "--abort", ok=(0, 128))
+                    self._git(root, "merge", "--abort", ok=(0, 128))
                 words = " ".join((done.stderr or done.stdout).split())
                 raise Conflict(
                     f"merging {branch} into {into} was refused; nothing was changed: {words}"
@@ -157,32 +184,50 @@ class GitWorktrees:
         finally:
             self._marker.unlink(missing_ok=True)
         after = self._head(root)
-        changed = git(root, "diff", "--name-only", before, after).stdout.splitlines()
+        changed = read(root, "diff", "--name-only", before, after).stdout.splitlines()
         return MergeResult(branch, into, after, len(changed))
 
     def discard(self, agent: Agent) -> str:
         """Reset the worktree and its branch to where the branch left the project's; that
-        commit. Raises ``NotFound``, ``Invalid``."""
+        commit. Raises ``Untrusted``, ``NotFound``, ``Invalid``."""
+        self._git.require(f"discard {agent.name}'s work")
         tree = self._existing(agent)
         base = self._base(agent)
-        git(tree, "reset", "--hard", base)
-        git(tree, "clean", "-fd")
+        self._git(tree, "reset", "--hard", base)
+        self._git(tree, "clean", "-fd")
         return base
 
     def reconcile(self) -> list[str]:
         """At open, before any agent runs (DESIGN.md §7): forget worktrees deleted by hand, drop
         the index locks a killed git left in the agents' worktrees, and finish a merge IdeA was
-        doing when it died: merged, or undone (never half applied). What was done, in words."""
+        doing when it died: merged, or undone (never half applied). What was done, in words.
+
+        A restricted project is left as it is (no git write, no file removed): all of it is done
+        when the user trusts it (DESIGN.md §18)."""
         root = self._paths.root
         done: list[str] = []
-        if git(root, "rev-parse", "--git-dir", ok=(0, 128)).returncode != 0:
+        if read(root, "rev-parse", "--git-dir", ok=(0, 128)).returncode != 0:
             return done
-        listed_before = git(root, "worktree", "list", "--porcelain").stdout
-        git(root, "worktree", "prune")
-        if git(root, "worktree", "list", "--porcelain").stdout != listed_before:
+        if not self._git.may_write():
+            if self._marker.exists():
+                done.append("a merge cut short is finished when the project is trusted")
+            return done
+        listed_before = read(root, "worktree", "list", "--porcelain").stdout
+        self._git(root, "worktree", "prune")
+        if read(root, "worktree", "list", "--porcelain").stdout != listed_before:
             done.append("forgot worktrees deleted by hand")
-        for tree in sorted((self._paths.ideai / "worktrees").glob("*")):
-            gitdir = _gitdir_of(tree)
+        try:
+            trees = sorted(self._worktrees_folder().glob("*"))
+        except Invalid as exc:
+            trees = []
+            done.append(f"left the worktrees alone: {exc.message}")
+        common = self._common_dir()
+        for tree in trees:
+            try:
+                gitdir = self._gitdir_of(self._safe(tree), common)
+            except Invalid as exc:
+                done.append(f"left {tree.name}'s worktree alone: {exc.message}")
+                continue
             lock = gitdir / "index.lock" if gitdir is not None else None
             if lock is not None and lock.exists():
                 lock.unlink(missing_ok=True)
@@ -191,9 +236,18 @@ class GitWorktrees:
             done.append(self._finish_interrupted_merge())
         return done
 
+    def hooks(self) -> tuple[Path, list[str]] | None:
+        """The repository's hooks that a git write (a merge, a commit) would run once the
+        project is trusted: their folder (``core.hooksPath`` respected, resolved) and names;
+        ``None`` when the project is not in a git repository. A read: nothing runs."""
+        root = self._paths.root
+        if read(root, "rev-parse", "--git-dir", ok=(0, 128)).returncode != 0:
+            return None
+        return hooks(root, self._toplevel(), self._common_dir())
+
     @property
     def _marker(self) -> Path:
-        return self._paths.run / "merging.json"
+        return self._paths.run / MERGING
 
     def _finish_interrupted_merge(self) -> str:
         """The merge commit is git's last step: if HEAD moved, the merge completed; if not, what
@@ -206,11 +260,10 @@ class GitWorktrees:
             record = {}
         record = record if isinstance(record, dict) else {}
         agent, before = record.get("agent"), record.get("before")
-        common = Path(git(root, "rev-parse", "--git-common-dir").stdout.strip())
-        gitdir = common if common.is_absolute() else root / common
+        gitdir = self._common_dir()
         if isinstance(before, str) and self._head(root) == before:
             (gitdir / "index.lock").unlink(missing_ok=True)
-            git(root, "reset", "--merge", "--quiet", before)
+            self._git(root, "reset", "--merge", "--quiet", before)
             outcome = f"undid the merge of {agent}'s work that was cut short"
         else:
             outcome = f"the merge of {agent}'s work had completed"
@@ -220,7 +273,7 @@ class GitWorktrees:
     # --- git ------------------------------------------------------------------------------------
 
     def _toplevel(self) -> Path:
-        done = git(self._paths.root, "rev-parse", "--show-toplevel", ok=(0, 128))
+        done = read(self._paths.root, "rev-parse", "--show-toplevel", ok=(0, 128))
         if done.returncode != 0:
             raise Invalid(
                 f"workspace: {self._paths.root} is not a git repository, so an agent cannot have "
@@ -229,7 +282,54 @@ class GitWorktrees:
         return Path(done.stdout.strip()).resolve()
 
     def _tree(self, agent: Agent) -> Path:
-        return self._paths.ideai / "worktrees" / agent.name
+        """``.ideai/worktrees/<agent>``, checked (``Invalid`` naming a path that leaves)."""
+        return self._safe(self._worktrees_folder() / agent.name)
+
+    def _worktrees_folder(self) -> Path:
+        return self._safe(self._paths.ideai / "worktrees")
+
+    def _safe(self, path: Path) -> Path:
+        """``path`` (under the project) as it really is: inside the project's real path, with no
+        symlink on the way (a committed ``.ideai/worktrees`` symlink would put a checkout
+        anywhere). Raises ``Invalid`` naming the path."""
+        real_root = self._paths.root.resolve()
+        try:
+            parts = path.relative_to(self._paths.root).parts
+        except ValueError:
+            raise Invalid(f"{path} is outside the project {real_root}") from None
+        at = real_root
+        for part in parts:
+            at = at / part
+            if part in ("", ".", "..") or at.is_symlink():
+                raise Invalid(
+                    f"{self._paths.root / Path(*parts)}: {at} is a symlink or leaves the "
+                    f"project; IdeA keeps worktrees inside {real_root}"
+                )
+        if not at.resolve().is_relative_to(real_root):
+            raise Invalid(f"{at} leaves the project {real_root}")
+        return at
+
+    def _common_dir(self) -> Path:
+        """The repository's real git folder (its common one, shared by the worktrees)."""
+        root = self._paths.root
+        common = Path(read(root, "rev-parse", "--git-common-dir").stdout.strip())
+        return (common if common.is_absolute() else root / common).resolve()
+
+    def _gitdir_of(self, tree: Path, common: Path | None = None) -> Path | None:
+        """A worktree's own git folder from its ``.git`` file (``gitdir: <path>``), resolved;
+        ``None`` when it has none. Raises ``Invalid`` naming a line that points outside the
+        repository's real ``worktrees`` folder (nothing is ever touched there)."""
+        gitdir = _gitdir_of(tree)
+        if gitdir is None:
+            return None
+        real = gitdir.resolve()
+        inside = (common if common is not None else self._common_dir()) / "worktrees"
+        if not real.is_relative_to(inside) or real == inside:
+            raise Invalid(
+                f"{tree / '.git'} says gitdir: {gitdir}, which leaves the repository's "
+                f"git folder {inside}"
+            )
+        return real
 
     def _existing(self, agent: Agent) -> Path:
         if agent.workspace is not Workspace.WORKTREE:
@@ -241,26 +341,26 @@ class GitWorktrees:
         return self._tree(agent)
 
     def _head(self, where: Path) -> str:
-        done = git(where, "rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1))
+        done = read(where, "rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1))
         if done.returncode != 0:
             raise Invalid("the project's repository has no commit yet: commit once, then try again")
         return done.stdout.strip()
 
     def _base(self, agent: Agent) -> str:
         root = self._paths.root
-        done = git(root, "merge-base", "HEAD", branch_of(agent.name), ok=(0, 1))
+        done = read(root, "merge-base", "HEAD", branch_of(agent.name), ok=(0, 1))
         if done.returncode != 0:
             raise Invalid(f"{branch_of(agent.name)} shares no history with the project's branch")
         return done.stdout.strip()
 
     def _ahead(self, agent: Agent) -> int:
-        done = git(self._paths.root, "rev-list", "--count", f"HEAD..{branch_of(agent.name)}")
+        done = read(self._paths.root, "rev-list", "--count", f"HEAD..{branch_of(agent.name)}")
         return int(done.stdout.strip() or 0)
 
     def _make(self, agent: Agent, top: Path, tree: Path) -> None:
         root, branch = self._paths.root, branch_of(agent.name)
         head = self._head(root)
-        dirty = git(
+        dirty = read(
             top,
             "status",
             "--porcelain",
@@ -281,18 +381,18 @@ class GitWorktrees:
             if tree.exists():
                 raise Conflict(f"{tree} exists and is not {agent.name}'s worktree: move it away")
         self._ignore_worktrees()
-        git(root, "worktree", "prune")  # a worktree deleted by hand leaves its record behind
-        exists = git(root, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", ok=(0, 1))
+        self._git(root, "worktree", "prune")  # a worktree deleted by hand leaves its record behind
+        exists = read(root, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", ok=(0, 1))
         if exists.returncode == 0:
-            related = git(root, "merge-base", head, branch, ok=(0, 1)).returncode == 0
+            related = read(root, "merge-base", head, branch, ok=(0, 1)).returncode == 0
             if not related:
                 raise Conflict(
                     f"a branch {branch} exists with another history: rename or delete it "
                     f"(git branch -m {branch} {branch}-old)"
                 )
-            git(root, "worktree", "add", "--quiet", str(tree), branch)
+            self._git(root, "worktree", "add", "--quiet", str(tree), branch)
         else:
-            git(root, "worktree", "add", "--quiet", "-b", branch, str(tree), head)
+            self._git(root, "worktree", "add", "--quiet", "-b", branch, str(tree), head)
         self._setup(tree)
 
     def _setup(self, tree: Path) -> None:
@@ -322,10 +422,10 @@ class GitWorktrees:
             raise Unavailable(f"{SETUP_FILE} failed (exit {done.returncode}) in {tree}: {tail}")
 
     def _commit_work(self, tree: Path, message: str) -> None:
-        git(tree, "add", "--all")
-        staged = git(tree, "diff", "--cached", "--quiet", ok=(0, 1))
+        self._git(tree, "add", "--all")
+        staged = read(tree, "diff", "--cached", "--quiet", ok=(0, 1))
         if staged.returncode == 1:
-            git(tree, "commit", "--quiet", "--no-verify", "-m", message, identity=True)
+            self._git(tree, "commit", "--quiet", "--no-verify", "-m", message, identity=True)
 
     def _ignore_worktrees(self) -> None:
         """``.ideai/.gitignore`` ignores ``worktrees/`` (a project made before it did too)."""
@@ -337,8 +437,12 @@ class GitWorktrees:
             )
 
     def exists(self, agent: Agent) -> bool:
-        """Whether ``agent`` has a worktree (its first start made one)."""
-        gitdir = _gitdir_of(self._tree(agent))
+        """Whether ``agent`` has a worktree (its first start made one). Raises ``Invalid``
+        naming a path that leaves the project or its git folder."""
+        tree = self._tree(agent)
+        if not (tree / ".git").exists():
+            return False
+        gitdir = self._gitdir_of(tree)
         return gitdir is not None and gitdir.is_dir()
 
     def remove(self, agent: Agent) -> None:
@@ -346,11 +450,11 @@ class GitWorktrees:
         tree = self._tree(agent)
         root = self._paths.root
         if self.exists(agent):
-            git(root, "worktree", "remove", "--force", str(tree))
+            self._git(root, "worktree", "remove", "--force", str(tree))
         elif tree.exists():
             shutil.rmtree(tree)
-        git(root, "worktree", "prune")
-        git(root, "branch", "-D", branch_of(agent.name), ok=(0, 1))
+        self._git(root, "worktree", "prune")
+        self._git(root, "branch", "-D", branch_of(agent.name), ok=(0, 1))
 
 
 def _gitdir_of(tree: Path) -> Path | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from idea.domain.agent import Agent, Workspace
-from idea.domain.errors import Conflict, Invalid, NotFound, Unavailable
+from idea.domain.errors import Conflict, Invalid, NotFound, Unavailable, Untrusted
 from idea.infrastructure.stores.paths import GITIGNORE, ProjectPaths
 from idea.infrastructure.workspaces.worktrees import GitWorktrees
 from tests.git_repos import git
@@ -202,3 +202,39 @@ def test_the_boards_summary_counts_files_and_commits_ahead(project):
     (folder / "new.txt").write_text("n\n", encoding="utf-8")
     (folder / "README").write_text("r\n", encoding="utf-8")
     assert worktrees.summary(DEV) == (3, 1)
+
+
+def test_a_gitdir_line_pointing_outside_is_invalid_and_its_lock_is_never_removed(project, tmp_path):
+    worktrees = GitWorktrees(ProjectPaths(project))
+    worktrees.folder(DEV)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    lock = elsewhere / "index.lock"
+    lock.write_text("someone else's\n", encoding="utf-8")
+    planted = project / ".ideai" / "worktrees" / "qa"
+    planted.mkdir()
+    (planted / ".git").write_text(f"gitdir: {elsewhere}\n", encoding="utf-8")
+    with pytest.raises(Invalid, match=f"gitdir: {elsewhere}"):
+        worktrees.exists(QA)
+    done = worktrees.reconcile()
+    assert any("left qa's worktree alone" in line for line in done), done
+    assert lock.read_text(encoding="utf-8") == "someone else's\n"
+
+
+def test_reads_leave_the_index_alone_and_writes_are_untrusted_in_a_restricted_project(project):
+    GitWorktrees(ProjectPaths(project)).folder(DEV)
+    restricted = GitWorktrees(ProjectPaths(project), may_write=lambda: False)
+    folder = project / ".ideai" / "worktrees" / "dev"
+    (folder / "new.py").write_text("x = 1\n", encoding="utf-8")
+    index = project / ".git" / "worktrees" / "dev" / "index"
+    before = index.read_bytes()
+    assert [f.path for f in restricted.changes(DEV).files] == ["new.py"]
+    assert restricted.summary(DEV) == (1, 0)
+    assert index.read_bytes() == before  # the new file was told of to a copy of the index
+    for write in (lambda: restricted.merge(DEV, "m"), lambda: restricted.discard(DEV)):
+        with pytest.raises(Untrusted):
+            write()
+    (project / ".ideai" / "run").mkdir()
+    (project / ".ideai" / "run" / "merging.json").write_text("{}", encoding="utf-8")
+    assert restricted.reconcile() == ["a merge cut short is finished when the project is trusted"]
+    assert (project / ".ideai" / "run" / "merging.json").exists()

@@ -153,14 +153,15 @@ class UiApi:
         runtime = await self._host.switch(text(p, "path"))
         return project_json(runtime)
 
-    def trust_get(self, _: TerminalViews, __: JsonObject) -> JsonValue:
-        return trust_json(self._rt)
+    async def trust_get(self, _: TerminalViews, __: JsonObject) -> JsonValue:
+        # The repository's hooks are listed by git: not on the event loop.
+        return await asyncio.to_thread(trust_json, self._rt)
 
     async def trust_grant(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         """The user trusts the project as it is now; what it would run starts
         (``ProjectTrustChanged`` is pushed)."""
         await self._rt.trust()
-        return trust_json(self._rt)
+        return await asyncio.to_thread(trust_json, self._rt)
 
     async def profiles_list(self, _: TerminalViews, __: JsonObject) -> JsonValue:
         profiles = self._s.profiles.all()

@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import idea_serve, make_project, screenshot
+from tests.git_repos import git
 
 pytestmark = pytest.mark.slow
 
@@ -48,3 +49,21 @@ def test_stay_restricted_hides_the_banner_and_keeps_refusing(tmp_path, page: Pag
         expect(banner).to_have_count(0)
         page.locator('.picker-row[data-agent="sh"] .picker-main').first.click()
         expect(page.locator(".banner[data-code='UNTRUSTED']")).to_be_visible()
+
+
+@pytest.mark.timeout(120)
+def test_the_banner_lists_the_repositorys_hooks_a_merge_would_run(tmp_path, page: Page) -> None:
+    project = make_project(tmp_path)
+    git(project, "init", "-q", "-b", "main")
+    hooks = project / ".git" / "hooks"
+    for name in ("post-merge", "pre-merge-commit"):
+        (hooks / name).write_text("#!/bin/sh\ntouch ran\n", encoding="utf-8")
+        (hooks / name).chmod(0o755)
+    (hooks / "notes.txt").write_text("not executable\n", encoding="utf-8")
+    with idea_serve(tmp_path, project, trust=False) as (url, _):
+        page.goto(url)
+        listed = page.locator(".banner.trust .trust-hooks")
+        expect(listed).to_contain_text(f"git would run this repository's hooks (from {hooks})")
+        expect(listed.locator("li")).to_have_text(["post-merge", "pre-merge-commit"])
+        screenshot(page, "trust-banner-hooks")
+    assert not (project / "ran").exists()

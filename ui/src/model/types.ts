@@ -185,6 +185,8 @@ export type TrustInfo = {
   root: string;
   would_run: { profile: string; command: string[]; overrides_builtin: boolean }[];
   resume: string[];
+  /** The repository's hooks git runs once trusted (at a merge), and where from (DESIGN.md §18). */
+  git_hooks: { dir: string; names: string[] } | null;
 };
 
 // doctor.run: one row per profile (DESIGN.md §17).

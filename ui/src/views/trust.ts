@@ -41,6 +41,14 @@ export class TrustBanner {
         h("code", {}, row.command.join(" ")),
       ),
     );
+    const hooks = info.git_hooks?.names.length
+      ? h(
+          "div.trust-hooks",
+          {},
+          `At a merge, git would run this repository's hooks (from ${info.git_hooks.dir}):`,
+          h("ul", {}, ...info.git_hooks.names.map((name) => h("li", {}, h("code", {}, name)))),
+        )
+      : null;
     const resume = info.resume.length
       ? h("div.trust-resume", {}, `Agents it would resume: ${info.resume.join(", ")}`)
       : null;
@@ -54,6 +62,7 @@ export class TrustBanner {
         runs.length
           ? h("div.trust-runs", {}, "It would run:", h("ul", {}, ...runs))
           : h("div.trust-runs", {}, "It defines no profile of its own."),
+        ...(hooks ? [hooks] : []),
         ...(resume ? [resume] : []),
         h(
           "div.trust-actions",

@@ -238,3 +238,18 @@ def test_reads_leave_the_index_alone_and_writes_are_untrusted_in_a_restricted_pr
     (project / ".ideai" / "run" / "merging.json").write_text("{}", encoding="utf-8")
     assert restricted.reconcile() == ["a merge cut short is finished when the project is trusted"]
     assert (project / ".ideai" / "run" / "merging.json").exists()
+
+
+def test_the_hooks_listed_are_the_executable_ones_where_core_hookspath_points(project):
+    worktrees = GitWorktrees(ProjectPaths(project))
+    default = project / ".git" / "hooks"
+    (default / "post-merge").write_text("#!/bin/sh\n", encoding="utf-8")
+    (default / "post-merge").chmod(0o755)
+    assert worktrees.hooks() == (default.resolve(), ["post-merge"])  # the .sample ones are not
+    ours = project / "githooks"
+    ours.mkdir()
+    for name, mode in (("pre-commit", 0o755), ("README", 0o644)):
+        (ours / name).write_text("#!/bin/sh\n", encoding="utf-8")
+        (ours / name).chmod(mode)
+    git(project, "config", "core.hooksPath", "githooks")
+    assert worktrees.hooks() == (ours.resolve(), ["pre-commit"])

@@ -75,6 +75,8 @@ def _read_options() -> tuple[str, ...]:
         "diff.external=",
         "-c",
         "submodule.recurse=false",
+        "-c",
+        "color.ui=false",  # a planted "always" would put escapes in the listing IdeA parses
     )
 
 

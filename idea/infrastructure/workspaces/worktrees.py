@@ -9,6 +9,10 @@ Invariants:
 - Nothing is half applied: a merge is tried first without touching any file (``git merge-tree``);
   on a conflict the project is untouched and ``CONFLICT`` lists the files. ``discard`` resets the
   worktree and its branch to where the branch left the project's.
+- Nothing leaves the project (DESIGN.md §18): ``.ideai/worktrees``, each worktree and each
+  ``gitdir:`` line are resolved; a symlink on the way or a path outside the project's real path
+  (or, for ``gitdir:``, outside the repository's real git folder) is ``Invalid`` naming it, and
+  nothing is created or deleted there.
 """
 
 from __future__ import annotations

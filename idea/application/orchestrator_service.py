@@ -42,8 +42,12 @@ class OrchestratorService:
         events: EventPublisher,
         delegations: DelegationLog,
         clock: Clock,
+        agent_keys_private: bool = False,
     ) -> None:
+        """``agent_keys_private``: no agent can read another's MCP key, so the MCP door's
+        requester is proven; false while every agent runs as the user (DESIGN.md §18)."""
         self._handlers = dict(handlers)
+        self._agent_keys_private = agent_keys_private
         self._events = events
         self._delegations = delegations
         self._clock = clock
@@ -78,7 +82,8 @@ class OrchestratorService:
         code: str | None = None
         outcome: OrchestratorOutcome | None = None
         verified = requester_id is not None and source is c.Source.MCP
-        caller = Caller(requester_id, progress, verified, source.value)
+        proven = verified and self._agent_keys_private
+        caller = Caller(requester_id, progress, verified, source.value, proven)
         try:
             outcome = await self._handle(command, caller)
             return outcome
@@ -134,8 +139,10 @@ class OrchestratorService:
                 "at_ms": self._clock.now_ms(),
                 "source": source.value,
                 "requester": requester_id,
-                # Only MCP proves who asks; a request file's "requester" is its word alone.
+                # A request file's "requester" is its word alone; an MCP requester presented
+                # that agent's key, which proves it only if no other agent could read the key.
                 "requester_claimed": requester_id is not None and source is not c.Source.MCP,
+                "requester_proven": caller.proven,
                 "action": command.ACTION,
                 "target": target,
                 "prompt_chars": len(prompt) if prompt is not None else None,

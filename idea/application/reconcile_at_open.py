@@ -58,6 +58,7 @@ def reconcile_lost_asks(journal: AskJournal, log: DelegationLog, clock: Clock) -
             "source": _short(start.get("source")),
             "requester": _short(start.get("requester")),
             "requester_claimed": start.get("source") != "mcp",
+            "requester_proven": False,
             "action": "agent.message",
             "target": _short(start.get("target")),
             "ok": False,

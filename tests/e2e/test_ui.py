@@ -564,6 +564,8 @@ def test_governance_chain_on_the_board_and_log_policy_form_and_asks_from(
         page.locator('[data-panel="agents"]').click()
         page.locator('.agent-row[data-agent="bot"]').get_by_role("button", name="Edit").click()
         form = page.locator(".agent-form")
+        # The editor says what asks_from is worth while agents all run as the user.
+        expect(form.locator(".asks-from-note")).to_contain_text("not a hostile one")
         form.locator('input[name="asks-from"][value="only"]').check()
         form.locator('input[name="asks-from-agent"][value="sh"]').check()
         form.get_by_role("button", name="Save").click()

@@ -248,7 +248,8 @@ def wire_core(
         "trust": trust,
     }
     handlers = {kind: inject(handler, dependencies) for kind, handler in HANDLERS.items()}
-    orchestrator = OrchestratorService(handlers, bus, delegations, clock)
+    # Every agent runs as the user and could read another's key: no MCP requester is proven.
+    orchestrator = OrchestratorService(handlers, bus, delegations, clock, agent_keys_private=False)
     return Core(bus, sessions, launcher, stopper, asker, orchestrator, hibernation)
 
 

@@ -1,8 +1,9 @@
 """The project secret ``.ideai/run/mcp.key``: 32 random bytes, ``0600``, made once at first open.
 
 Only the app reads it: each agent's bridge gets a key of its own derived from it
-(``write_agent_key``), so a bridge proves which agent started it and can be no other
-(DESIGN.md §9.3).
+(``write_agent_key``), so a bridge names the agent that started it and a confused agent cannot
+pass for another (DESIGN.md §9.3). It is no proof against a hostile one: every agent runs as the
+user and can read this file, so none is logged as proven (DESIGN.md §18).
 """
 
 from __future__ import annotations

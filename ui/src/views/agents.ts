@@ -400,6 +400,12 @@ export class AgentEditor {
       h("label.check", {}, anyone, "Anyone"),
       h("label.check", {}, only, "Only these agents (you always may)"),
       h(
+        "p.muted.asks-from-note",
+        {},
+        "This keeps a confused agent from asking, not a hostile one: every agent runs as your user " +
+          "and could borrow another agent's key.",
+      ),
+      h(
         "div.asks-from-agents",
         {},
         ...(boxes.length

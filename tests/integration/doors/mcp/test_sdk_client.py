@@ -16,6 +16,7 @@ from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
 from idea.domain.policy import Policy
 from idea.domain.profile import Mode
+from idea.endpoint.loopback import agent_key
 from tests.mcp_clients import IDEA_TOOLS, declared_bridge, fake_agents_runtime
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket endpoint")
@@ -123,3 +124,33 @@ async def test_governance_refusals_reach_the_sdk_client_as_typed_tool_errors(run
     assert [(r["code"], r["depth"]) for r in rows] == [("FORBIDDEN", 1), (None, 1)]
     assert rows[0]["chain_id"] != rows[1]["chain_id"]
     assert runtime.ask.chains.in_flight() == []
+
+
+@pytest.mark.timeout(60)
+async def test_an_ask_with_a_key_another_agent_derived_is_served_but_never_logged_as_proven(
+    runtime,
+):
+    """Every agent runs as the user: caller can read the project secret and present sh's key,
+    so asks_from cannot stop it (a limit README states) and its log row is not proven."""
+    helper = runtime.services.agents.get("helper")
+    runtime.services.agents.save(replace(helper, asks_from=("sh",)))
+    secret = runtime.services.paths.mcp_key.read_bytes()  # what any agent of the user can read
+    forged = runtime.services.paths.run_dir("id-caller") / "forged.key"
+    forged.parent.mkdir(parents=True, exist_ok=True)
+    forged.write_bytes(agent_key(secret, "id-sh"))
+    params = server_params(runtime, "id-sh")
+    args = list(params.args)
+    args[args.index("--key-file") + 1] = str(forged)  # not the key IdeA gave sh
+    params = params.model_copy(update={"args": args})
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        answer = await session.call_tool("idea_ask_agent", {"target": "helper", "task": "hi"})
+        assert text_of(answer) == "echo: hi"
+    rows = [
+        json.loads(line)
+        for line in Path(runtime.services.paths.delegations_log).read_text().splitlines()
+        if '"agent.message"' in line
+    ]
+    assert [(r["requester"], r["requester_claimed"], r["requester_proven"]) for r in rows] == [
+        ("id-sh", False, False)
+    ]

@@ -12,6 +12,7 @@
     │   ├── AuthRefused            AUTH_REFUSED       (host, address)
     │   └── ForwardingRefused      HOST_FORWARDING_REFUSED   (host, address)
     ├── Conflict                   CONFLICT
+    │   └── EditConflict           CONFLICT        (path, version_on_disk, content_on_disk, yours)
     ├── CorruptFile                CORRUPT_FILE    (path, quarantined_to)
     ├── Internal                   INTERNAL
     ├── AgentFailed                AGENT_FAILED
@@ -114,6 +115,35 @@ class Forbidden(IdeaError):
 
 class Conflict(IdeaError):
     code = "CONFLICT"
+
+
+class EditConflict(Conflict):
+    """A save refused: the file changed on disk since the version the edit was made on
+    (DESIGN.md §18). Carries both versions so the editor can offer reload or overwrite:
+    ``version_on_disk`` (send it back to overwrite knowingly), ``content_on_disk`` and ``yours``
+    (what would have been written), each text bounded by the store."""
+
+    def __init__(self, path: str, version_on_disk: str, content_on_disk: str, yours: str) -> None:
+        super().__init__(
+            f"{path} changed on disk since it was opened: reload it, or save again to overwrite "
+            "the change on disk"
+        )
+        self.path = path
+        self.version_on_disk = version_on_disk
+        self.content_on_disk = content_on_disk
+        self.yours = yours
+
+    def with_yours(self, yours: str) -> EditConflict:
+        """The same conflict, saying ``yours`` would have been written."""
+        return EditConflict(self.path, self.version_on_disk, self.content_on_disk, yours)
+
+    def details(self) -> dict[str, str]:
+        return {
+            "path": self.path,
+            "version_on_disk": self.version_on_disk,
+            "content_on_disk": self.content_on_disk,
+            "yours": self.yours,
+        }
 
 
 class CorruptFile(IdeaError):

@@ -212,7 +212,7 @@ class UiApi:
     def agents_update(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         """Absent fields are kept; ``mode: null`` goes back to the profile's default mode,
         ``model: null`` and ``permission_mode: null`` to the CLI's own. With ``version`` (from
-        ``agents.get``), a file changed on disk since is not replaced: ``EditConflict``."""
+        ``agents.get``), a file changed on disk since is not replaced: ``Conflict``."""
         changes = AgentChanges(
             profile=opt_text(p, "profile"),
             context=(opt_text(p, "context") or "") if "context" in p else None,
@@ -470,7 +470,7 @@ class UiApi:
 
     def policy_set(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         """Changes some fields of ``.ideai/policy.json``; raises ``Invalid`` naming a bad one,
-        ``EditConflict`` when ``version`` (from ``policy.get``) is not the file's any more."""
+        ``Conflict`` when ``version`` (from ``policy.get``) is not the file's any more."""
         changes = p.get("policy")
         if not isinstance(changes, dict):
             raise MissingField("policy") if changes is None else Invalid("policy must be an object")

@@ -3,7 +3,7 @@
 A running agent's run dir and live session are known by its name, so it is renamed or deleted
 only once stopped (CONFLICT otherwise); its id never changes, so cells bound to it stay bound.
 An edit that names the version of the file it was made on never replaces a file changed since
-(``EditConflict`` with both versions, DESIGN.md §18); one without a version replaces it.
+(``Conflict`` carrying both versions, DESIGN.md §18); one without a version replaces it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Literal
 from idea.application.live_sessions import LiveSessions
 from idea.application.ports import AgentStore, ProfileStore, Workspaces
 from idea.domain.agent import Agent, Workspace, check_host, validate_model
-from idea.domain.errors import Conflict, EditConflict, Invalid, MissingField
+from idea.domain.errors import Conflict, Invalid, MissingField
 from idea.domain.names import validate_slug
 from idea.domain.profile import Mode
 
@@ -51,7 +51,7 @@ def update_agent(
 ) -> Agent:
     """Raises ``NotFound`` (agent, profile), ``Invalid`` naming its ``field`` (name, mode, model,
     permission mode: one the new profile lacks too), ``Conflict`` (renaming a running agent, or
-    to a taken name), ``EditConflict`` (the file is not at ``changes.version`` any more)."""
+    to a taken name; with ``changed``: the file is not at ``changes.version`` any more)."""
     agent = agents.get(name)
     profile_name = validate_slug(changes.profile, "profile") if changes.profile else agent.profile
     profile = profiles.get(profile_name)
@@ -103,8 +103,11 @@ def update_agent(
         changed = replace(changed, name=changes.new_name)
         try:
             agents.rename(agent.name, changed.name, changes.version)
-        except EditConflict as exc:
-            raise exc.with_yours(changed.to_markdown()) from None
+        except Conflict as exc:
+            if exc.changed is None:
+                raise
+            mine = replace(exc.changed, yours=changed.to_markdown())
+            raise Conflict.changed_on_disk(mine) from None
         agents.save(changed)  # the file the rename just wrote
         return changed
     agents.save(changed, changes.version)

@@ -75,14 +75,14 @@ class AgentStore(Protocol):
     def exists(self, name: str) -> bool: ...
 
     def save(self, agent: Agent, expected_version: str | None = None) -> None:
-        """Create or replace ``<name>.md`` atomically. Raises ``EditConflict`` (nothing
-        written) when ``expected_version`` is given and the file's version is another (None:
-        whatever is there is replaced), ``Conflict`` if another agent already has that name,
-        ``Internal`` (I/O)."""
+        """Create or replace ``<name>.md`` atomically. Raises ``Conflict`` with ``changed``
+        (nothing written) when ``expected_version`` is given and the file's version is another
+        (None: whatever is there is replaced), ``Conflict`` if another agent already has that
+        name, ``Internal`` (I/O)."""
         ...
 
     def rename(self, old_name: str, new_name: str, expected_version: str | None = None) -> Agent:
-        """Raises ``NotFound``, ``EditConflict`` (``old_name``'s file is not at
+        """Raises ``NotFound``, ``Conflict`` (with ``changed``: ``old_name``'s file is not at
         ``expected_version``; nothing written), ``Conflict`` (new name taken), ``Invalid``."""
         ...
 
@@ -244,8 +244,9 @@ class PolicyStore(Protocol):
         ...
 
     def save(self, policy: Policy, expected_version: str | None = None) -> None:
-        """Raises ``EditConflict`` (nothing written) when ``expected_version`` is given and the
-        file's version is another (None: whatever is there is replaced), ``Internal`` (I/O)."""
+        """Raises ``Conflict`` with ``changed`` (nothing written) when ``expected_version`` is
+        given and the file's version is another (None: whatever is there is replaced),
+        ``Internal`` (I/O)."""
         ...
 
 

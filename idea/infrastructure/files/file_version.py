@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
-from idea.domain.errors import EditConflict
+from idea.domain.errors import ChangedOnDisk, Conflict
 from idea.infrastructure.files.atomic import read_bytes, write_atomic
 from idea.infrastructure.files.file_lock import locked
 
@@ -66,20 +66,24 @@ def edit_lock(lock_path: Path) -> Iterator[None]:
 
 def write_if_unchanged(path: Path, data: bytes, expected: str | None) -> None:
     """Replace ``path`` with ``data`` unless ``expected`` is given and the file's version is
-    another; the caller holds its ``edit_lock``. Raises ``EditConflict`` (nothing written),
-    ``Internal``."""
+    another; the caller holds its ``edit_lock``. Raises ``Conflict`` with ``changed`` (nothing
+    written), ``Internal``."""
     check_unchanged(path, expected, data)
     write_atomic(path, data)
 
 
 def check_unchanged(path: Path, expected: str | None, yours: bytes) -> None:
-    """Raises ``EditConflict`` if ``expected`` is given and ``path``'s version is another."""
+    """Raises ``Conflict`` (``changed``: both versions) if ``expected`` is given and ``path``'s
+    version is another."""
     if expected is None:
         return
     on_disk = read_bytes(path)
     version = version_of(on_disk)
     if version != expected:
-        raise EditConflict(str(path), version, bounded_text(on_disk or b""), bounded_text(yours))
+        changed = ChangedOnDisk(
+            str(path), version, bounded_text(on_disk or b""), bounded_text(yours)
+        )
+        raise Conflict.changed_on_disk(changed)
 
 
 def bounded_text(data: bytes, limit: int = TEXT_MAX_BYTES) -> str:

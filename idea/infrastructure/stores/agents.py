@@ -4,7 +4,7 @@ Writes are atomic. A file that cannot be read as an agent is moved aside and rep
 agents stay usable. A file without an ``id`` (written by hand) gets one, saved back at once, and so
 does a copy of another agent's file (the same id twice): the older file keeps the id. IdeA's own
 saves and renames hold one lock (``.ideai/run/edits.lock``); one given the version its edit was
-made on refuses to replace a file changed since (``EditConflict``, DESIGN.md §18).
+made on refuses to replace a file changed since (``Conflict`` saying so, DESIGN.md §18).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``.ideai/policy.json``: the project's delegation policy, re-read when the file changes.
 
 A save holds IdeA's edit lock (``.ideai/run/edits.lock``); one given the version its edit was
-made on refuses to replace a file changed since (``EditConflict``, DESIGN.md §18).
+made on refuses to replace a file changed since (``Conflict`` saying so, DESIGN.md §18).
 """
 
 from __future__ import annotations

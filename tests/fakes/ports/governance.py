@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from idea.domain.errors import EditConflict
+from idea.domain.errors import ChangedOnDisk, Conflict
 from idea.domain.json_types import JsonObject
 from idea.domain.policy import Policy
 
@@ -24,7 +24,7 @@ class InMemoryPolicyStore:
         version = _version(self.policy)
         if expected_version is not None and expected_version != version:
             on_disk, yours = json.dumps(self.policy.to_json()), json.dumps(policy.to_json())
-            raise EditConflict("policy.json", version, on_disk, yours)
+            raise Conflict.changed_on_disk(ChangedOnDisk("policy.json", version, on_disk, yours))
         self.policy = policy
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from idea.domain.agent import Agent
 from idea.domain.builtin_profiles import builtin_profiles
-from idea.domain.errors import Conflict, EditConflict, NotFound
+from idea.domain.errors import ChangedOnDisk, Conflict, NotFound
 from idea.domain.host import Host, unknown_host
 from idea.domain.knowledge import MemoryNote, Skill
 from idea.domain.layout import Layouts
@@ -41,7 +41,8 @@ class InMemoryAgentStore:
         version = self.version(name)
         if expected is not None and expected != version:
             on_disk = self.agents[name].to_markdown() if name in self.agents else ""
-            raise EditConflict(f"agents/{name}.md", version, on_disk, yours.to_markdown())
+            changed = ChangedOnDisk(f"agents/{name}.md", version, on_disk, yours.to_markdown())
+            raise Conflict.changed_on_disk(changed)
 
     def get_by_id(self, agent_id: str) -> Agent:
         for agent in self.agents.values():

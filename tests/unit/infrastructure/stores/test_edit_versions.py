@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from idea.domain.agent import Agent
-from idea.domain.errors import EditConflict
+from idea.domain.errors import Conflict
 from idea.domain.policy import Policy
 from idea.infrastructure.files import file_version
 from idea.infrastructure.stores.agents import MarkdownAgentStore
@@ -63,11 +63,11 @@ def test_a_save_on_an_old_version_is_refused_with_both_versions_and_the_file_kep
     path = paths.agent_file("dev")
     agent, version = agents.get_versioned("dev")
     on_disk = hand_edit(path, "first", "edited by hand")
-    with pytest.raises(EditConflict) as refused:
+    with pytest.raises(Conflict) as refused:
         agents.save(agent.with_context("mine\n"), version)
-    error = refused.value
-    assert error.code == "CONFLICT"
-    assert error.path == str(path) and str(path) in error.message
+    assert refused.value.code == "CONFLICT" and str(path) in refused.value.message
+    error = refused.value.changed
+    assert error is not None and error.path == str(path)
     assert error.version_on_disk == sha(on_disk)
     assert error.content_on_disk == on_disk.decode("utf-8")
     assert "mine" in error.yours and error.yours == agent.with_context("mine\n").to_markdown()
@@ -86,7 +86,7 @@ def test_a_save_without_a_version_replaces_the_file_as_before(agents, paths):
 def test_a_rename_on_an_old_version_is_refused_and_writes_nothing(agents, paths):
     _, version = agents.get_versioned("dev")
     on_disk = hand_edit(paths.agent_file("dev"), "first", "edited by hand")
-    with pytest.raises(EditConflict):
+    with pytest.raises(Conflict):
         agents.rename("dev", "builder", version)
     assert paths.agent_file("dev").read_bytes() == on_disk
     assert not paths.agent_file("builder").exists()
@@ -103,7 +103,7 @@ def test_two_saves_racing_on_one_version_one_wins_the_other_is_refused(agents, p
         try:
             agents.save(agent.with_context(f"writer {n}\n"), version)
             outcomes.append(f"saved {n}")
-        except EditConflict:
+        except Conflict:
             outcomes.append("refused")
 
     threads = [threading.Thread(target=save, args=(n,)) for n in range(8)]
@@ -130,13 +130,13 @@ def test_a_policy_save_on_an_old_version_is_refused_and_the_file_kept(paths):
     policy, version = store.current_versioned()
     on_disk = json.dumps({**Policy().to_json(), "max_depth": 7}).encode()
     paths.policy.write_bytes(on_disk)
-    with pytest.raises(EditConflict) as refused:
+    with pytest.raises(Conflict) as refused:
         store.save(policy.changed({"ask_timeout_s": 60}), version)
-    assert refused.value.version_on_disk == sha(on_disk)
-    assert json.loads(refused.value.content_on_disk)["max_depth"] == 7
-    assert json.loads(refused.value.yours)["ask_timeout_s"] == 60
+    assert refused.value.changed.version_on_disk == sha(on_disk)
+    assert json.loads(refused.value.changed.content_on_disk)["max_depth"] == 7
+    assert json.loads(refused.value.changed.yours)["ask_timeout_s"] == 60
     assert paths.policy.read_bytes() == on_disk
-    store.save(policy.changed({"ask_timeout_s": 60}), refused.value.version_on_disk)
+    store.save(policy.changed({"ask_timeout_s": 60}), refused.value.changed.version_on_disk)
     assert store.current().ask_timeout_s == 60
 
 

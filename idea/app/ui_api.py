@@ -30,7 +30,15 @@ from idea.app.ui_json import (
     trust_json,
 )
 from idea.app.ui_layout_ops import LAYOUT_OPS, apply_op
-from idea.app.ui_params import choice, opt_bool, opt_choice, opt_int, opt_text, text
+from idea.app.ui_params import (
+    choice,
+    opt_bool,
+    opt_choice,
+    opt_int,
+    opt_text,
+    opt_version,
+    text,
+)
 from idea.application.board import project_work_state
 from idea.application.caller import AskProgress
 from idea.application.change_layout import change_layout
@@ -177,7 +185,12 @@ class UiApi:
         return [*agent_rows(self._rt, self._s.agents.all(), with_context=False)]
 
     def agents_get(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        return agent_rows(self._rt, [self._s.agents.get(text(p, "name"))])[0]
+        """The row, its context, and ``version``: its file's, for ``agents.update``."""
+        return self._versioned_row(text(p, "name"))
+
+    def _versioned_row(self, name: str) -> JsonObject:
+        agent, version = self._s.agents.get_versioned(name)
+        return {**agent_rows(self._rt, [agent])[0], "version": version}
 
     def agents_create(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         new = NewAgent(
@@ -198,7 +211,8 @@ class UiApi:
 
     def agents_update(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         """Absent fields are kept; ``mode: null`` goes back to the profile's default mode,
-        ``model: null`` and ``permission_mode: null`` to the CLI's own."""
+        ``model: null`` and ``permission_mode: null`` to the CLI's own. With ``version`` (from
+        ``agents.get``), a file changed on disk since is not replaced: ``Conflict``."""
         changes = AgentChanges(
             profile=opt_text(p, "profile"),
             context=(opt_text(p, "context") or "") if "context" in p else None,
@@ -215,12 +229,13 @@ class UiApi:
             keep_permission_mode="permission_mode" not in p,
             host=opt_text(p, "host") or None,
             keep_host="host" not in p,
+            version=opt_version(p),
         )
         changed = update_agent(
             self._s.agents, self._s.profiles, self._rt.sessions, text(p, "name"), changes
         )
         self._rt.bus.publish(AgentsChanged())
-        return agent_rows(self._rt, [changed])[0]
+        return self._versioned_row(changed.name)
 
     async def agents_delete(self, _: TerminalViews, p: JsonObject) -> JsonValue:
         choice = opt_choice(p, "worktree", WORKTREE_CHOICES)
@@ -454,11 +469,13 @@ class UiApi:
         return policy_json(self._rt)
 
     def policy_set(self, _: TerminalViews, p: JsonObject) -> JsonValue:
-        """Changes some fields of ``.ideai/policy.json``; raises ``Invalid`` naming a bad one."""
+        """Changes some fields of ``.ideai/policy.json``; raises ``Invalid`` naming a bad one,
+        ``Conflict`` when ``version`` (from ``policy.get``) is not the file's any more."""
         changes = p.get("policy")
         if not isinstance(changes, dict):
             raise MissingField("policy") if changes is None else Invalid("policy must be an object")
-        self._s.policy.save(self._s.policy.current().changed(changes))
+        version = opt_version(p)
+        self._s.policy.save(self._s.policy.current().changed(changes), version)
         return policy_json(self._rt)
 
     async def doctor_run(self, _: TerminalViews, __: JsonObject) -> JsonValue:

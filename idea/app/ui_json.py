@@ -85,12 +85,13 @@ def git_hooks_json(workspaces: GitWorktrees) -> JsonObject | None:
 
 
 def policy_json(runtime: ProjectRuntime) -> JsonObject:
-    """The delegation policy in force, and why the file's own was set aside, if it was."""
+    """The delegation policy in force, why the file's own was set aside, if it was, and the
+    file's ``version`` (for ``policy.set``)."""
     s = runtime.services
-    policy = s.policy.current()
+    policy, version = s.policy.current_versioned()
     path = str(s.paths.policy)
     problem = next((p.message for p in reversed(s.problems) if p.path == path), None)
-    return {"policy": policy.to_json(), "problem": problem}
+    return {"policy": policy.to_json(), "problem": problem, "version": version}
 
 
 def lost_ask_rows(runtime: ProjectRuntime) -> list[JsonValue]:

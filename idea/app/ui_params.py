@@ -7,6 +7,7 @@ readers give ``None`` (or the default) for an absent or null value. A wrong type
 
 from __future__ import annotations
 
+import re
 from typing import TypeVar
 
 from idea.domain.errors import Invalid, MissingField
@@ -14,6 +15,9 @@ from idea.domain.json_types import JsonObject
 from idea.domain.text import check_text
 
 T = TypeVar("T")
+
+# A file's version as ``agents.get`` / ``policy.get`` give it: sha256 hex, or "" for no file.
+_VERSION = re.compile(r"(?:[0-9a-f]{64})?")
 
 
 def text(p: JsonObject, key: str) -> str:
@@ -70,3 +74,18 @@ def opt_choice(p: JsonObject, key: str, choices: tuple[T, ...]) -> T | None:
             return option
     known = ", ".join(str(c) for c in choices)
     raise Invalid(f"{key}: expected one of {known}, got {value!r}")
+
+
+def opt_version(p: JsonObject) -> str | None:
+    """The ``version`` an edit was made on (ui/API.md), ``None`` when absent or null: the edit
+    then replaces whatever is on disk. Raises ``Invalid`` (field ``version``)."""
+    value = p.get("version")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _VERSION.fullmatch(value):
+        shown = type(value).__name__ if not isinstance(value, str) else repr(value[:80])
+        raise Invalid(
+            f"version: expected the version agents.get or policy.get gave (a string), got {shown}",
+            "version",
+        )
+    return value

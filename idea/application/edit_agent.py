@@ -2,6 +2,8 @@
 
 A running agent's run dir and live session are known by its name, so it is renamed or deleted
 only once stopped (CONFLICT otherwise); its id never changes, so cells bound to it stay bound.
+An edit that names the version of the file it was made on never replaces a file changed since
+(``Conflict`` carrying both versions, DESIGN.md §18); one without a version replaces it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class AgentChanges:
     keep_permission_mode: bool = True
     host: str | None = None  # None with keep_host False: this machine
     keep_host: bool = True
+    version: str | None = None  # the file's version the edit was made on; None: replace it
 
 
 def update_agent(
@@ -48,7 +51,7 @@ def update_agent(
 ) -> Agent:
     """Raises ``NotFound`` (agent, profile), ``Invalid`` naming its ``field`` (name, mode, model,
     permission mode: one the new profile lacks too), ``Conflict`` (renaming a running agent, or
-    to a taken name)."""
+    to a taken name; with ``changed``: the file is not at ``changes.version`` any more)."""
     agent = agents.get(name)
     profile_name = validate_slug(changes.profile, "profile") if changes.profile else agent.profile
     profile = profiles.get(profile_name)
@@ -97,8 +100,17 @@ def update_agent(
                 f"agent {agent.name} works in its own worktree (branch idea/{agent.name}): "
                 "it keeps its name"
             )
-        changed = replace(changed, name=agents.rename(agent.name, changes.new_name).name)
-    agents.save(changed)
+        changed = replace(changed, name=changes.new_name)
+        try:
+            agents.rename(agent.name, changed.name, changes.version)
+        except Conflict as exc:
+            if exc.changed is None:
+                raise
+            mine = replace(exc.changed, yours=changed.to_markdown())
+            raise Conflict.changed_on_disk(mine) from None
+        agents.save(changed)  # the file the rename just wrote
+        return changed
+    agents.save(changed, changes.version)
     return changed
 
 

@@ -62,19 +62,28 @@ class AgentStore(Protocol):
         """Raises ``NotFound``, ``Invalid`` (bad name), ``CorruptFile``."""
         ...
 
+    def get_versioned(self, name: str) -> tuple[Agent, str]:
+        """The agent and its file's version (what ``save`` and ``rename`` compare with); a
+        change between the two reads gives an older version, never a newer one. Raises as
+        ``get``."""
+        ...
+
     def get_by_id(self, agent_id: str) -> Agent:
         """Raises ``NotFound``."""
         ...
 
     def exists(self, name: str) -> bool: ...
 
-    def save(self, agent: Agent) -> None:
-        """Create or replace ``<name>.md`` atomically. Raises ``Conflict`` if another agent
-        already has that name, ``Internal`` (I/O)."""
+    def save(self, agent: Agent, expected_version: str | None = None) -> None:
+        """Create or replace ``<name>.md`` atomically. Raises ``Conflict`` with ``changed``
+        (nothing written) when ``expected_version`` is given and the file's version is another
+        (None: whatever is there is replaced), ``Conflict`` if another agent already has that
+        name, ``Internal`` (I/O)."""
         ...
 
-    def rename(self, old_name: str, new_name: str) -> Agent:
-        """Raises ``NotFound``, ``Conflict`` (new name taken), ``Invalid``."""
+    def rename(self, old_name: str, new_name: str, expected_version: str | None = None) -> Agent:
+        """Raises ``NotFound``, ``Conflict`` (with ``changed``: ``old_name``'s file is not at
+        ``expected_version``; nothing written), ``Conflict`` (new name taken), ``Invalid``."""
         ...
 
     def delete(self, name: str) -> None:
@@ -229,8 +238,15 @@ class PolicyStore(Protocol):
         then moved aside and reported)."""
         ...
 
-    def save(self, policy: Policy) -> None:
-        """Raises ``Internal`` on an I/O error."""
+    def current_versioned(self) -> tuple[Policy, str]:
+        """The policy and its file's version (what ``save`` compares with; "" when there is no
+        file); a change between the two reads gives an older version, never a newer one."""
+        ...
+
+    def save(self, policy: Policy, expected_version: str | None = None) -> None:
+        """Raises ``Conflict`` with ``changed`` (nothing written) when ``expected_version`` is
+        given and the file's version is another (None: whatever is there is replaced),
+        ``Internal`` (I/O)."""
         ...
 
 

@@ -11,7 +11,8 @@
     │   ├── HostKeyChanged         HOST_KEY_CHANGED   (host, address, fingerprint, known_hosts)
     │   ├── AuthRefused            AUTH_REFUSED       (host, address)
     │   └── ForwardingRefused      HOST_FORWARDING_REFUSED   (host, address)
-    ├── Conflict                   CONFLICT
+    ├── Conflict                   CONFLICT        (a file changed on disk: path, version_on_disk,
+    │                                                content_on_disk, yours)
     ├── CorruptFile                CORRUPT_FILE    (path, quarantined_to)
     ├── Internal                   INTERNAL
     ├── AgentFailed                AGENT_FAILED
@@ -34,6 +35,7 @@ answer is never bigger than its request. The errors about an SSH host (DESIGN.md
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 MESSAGE_MAX = 2000  # characters
@@ -112,8 +114,46 @@ class Forbidden(IdeaError):
     code = "FORBIDDEN"
 
 
+@dataclass(frozen=True, slots=True)
+class ChangedOnDisk:
+    """Why a save was refused: the file changed on disk since the version the edit was made on
+    (DESIGN.md §18). Both versions, so the editor can offer reload or overwrite:
+    ``version_on_disk`` (sent back, the save overwrites knowingly), ``content_on_disk`` and
+    ``yours`` (what would have been written), each text bounded by the store."""
+
+    path: str
+    version_on_disk: str
+    content_on_disk: str
+    yours: str
+
+
 class Conflict(IdeaError):
+    """``changed``, when given: the file a save was made on changed on disk meanwhile."""
+
     code = "CONFLICT"
+
+    def __init__(self, message: str, changed: ChangedOnDisk | None = None) -> None:
+        super().__init__(message)
+        self.changed = changed
+
+    @classmethod
+    def changed_on_disk(cls, changed: ChangedOnDisk) -> Conflict:
+        return cls(
+            f"{changed.path} changed on disk since it was opened: reload it, or save again to "
+            "overwrite the change on disk",
+            changed,
+        )
+
+    def details(self) -> dict[str, str]:
+        c = self.changed
+        if c is None:
+            return {}
+        return {
+            "path": c.path,
+            "version_on_disk": c.version_on_disk,
+            "content_on_disk": c.content_on_disk,
+            "yours": c.yours,
+        }
 
 
 class CorruptFile(IdeaError):

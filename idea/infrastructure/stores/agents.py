@@ -2,7 +2,9 @@
 
 Writes are atomic. A file that cannot be read as an agent is moved aside and reported; the other
 agents stay usable. A file without an ``id`` (written by hand) gets one, saved back at once, and so
-does a copy of another agent's file (the same id twice): the older file keeps the id.
+does a copy of another agent's file (the same id twice): the older file keeps the id. IdeA's own
+saves and renames hold one lock (``.ideai/run/edits.lock``); one given the version its edit was
+made on refuses to replace a file changed since (``Conflict`` saying so, DESIGN.md §18).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from idea.domain.agent import Agent, AgentIdReassigned
 from idea.domain.errors import Conflict, CorruptFile, NotFound
 from idea.domain.names import is_slug, validate_slug
 from idea.infrastructure.files.atomic import write_atomic
+from idea.infrastructure.files.file_version import check_unchanged, edit_lock, file_version
 from idea.infrastructure.files.model_file import load_text_model
 from idea.infrastructure.files.os_errors import os_error
 from idea.infrastructure.stores.paths import ProjectPaths
@@ -44,6 +47,7 @@ class MarkdownAgentStore:
         self._ids = ids
         self._report = report
         self._reassigned = reassigned
+        self._lock = paths.edits
         # Agents are read on every MCP call and UI refresh: parse a file again only when its
         # identity changed: inode (atomic writes replace the file), modification time or size.
         self._cache: dict[Path, tuple[tuple[int, int, int], Agent]] = {}
@@ -69,6 +73,14 @@ class MarkdownAgentStore:
             raise NotFound(f"no agent named '{name}'")
         return agent
 
+    def get_versioned(self, name: str) -> tuple[Agent, str]:
+        """The agent and the version of its file. Read again after the version (and after any
+        id written back), so a change in between makes the version older than the agent, never
+        newer: a save on it is refused, never silently lost."""
+        self.get(name)  # a file given an id is rewritten here, before its version is taken
+        version = file_version(self._paths.agent_file(name))
+        return self.get(name), version
+
     def get_by_id(self, agent_id: str) -> Agent:
         for agent in self.all():
             if agent.id == agent_id:
@@ -78,26 +90,32 @@ class MarkdownAgentStore:
     def exists(self, name: str) -> bool:
         return is_slug(name) and self._paths.agent_file(name).is_file()
 
-    def save(self, agent: Agent) -> None:
+    def save(self, agent: Agent, expected_version: str | None = None) -> None:
         path = self._paths.agent_file(agent.name)
-        if path.is_file():
-            current = self._read(path)
-            if current is not None and current.id != agent.id:
-                raise Conflict(f"an agent named '{agent.name}' already exists")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, agent.to_markdown())
+        data = agent.to_markdown().encode("utf-8")
+        with edit_lock(self._lock):
+            check_unchanged(path, expected_version, data)
+            if path.is_file():
+                current = self._read(path)
+                if current is not None and current.id != agent.id:
+                    raise Conflict(f"an agent named '{agent.name}' already exists")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, data)
 
-    def rename(self, old_name: str, new_name: str) -> Agent:
+    def rename(self, old_name: str, new_name: str, expected_version: str | None = None) -> Agent:
         agent = self.get(old_name)
         validate_slug(new_name, "agent name")
         if new_name == old_name:
             return agent
-        if self.exists(new_name):
-            raise Conflict(f"an agent named '{new_name}' already exists")
         renamed = agent.renamed(new_name)
-        # New file first: a crash in between leaves two copies (same id), never zero.
-        write_atomic(self._paths.agent_file(new_name), renamed.to_markdown())
-        self._unlink(self._paths.agent_file(old_name))
+        with edit_lock(self._lock):
+            old = self._paths.agent_file(old_name)
+            check_unchanged(old, expected_version, renamed.to_markdown().encode("utf-8"))
+            if self.exists(new_name):
+                raise Conflict(f"an agent named '{new_name}' already exists")
+            # New file first: a crash in between leaves two copies (same id), never zero.
+            write_atomic(self._paths.agent_file(new_name), renamed.to_markdown())
+            self._unlink(old)
         return renamed
 
     def delete(self, name: str) -> None:

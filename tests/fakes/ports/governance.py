@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
+from idea.domain.errors import ChangedOnDisk, Conflict
 from idea.domain.json_types import JsonObject
 from idea.domain.policy import Policy
 
@@ -13,8 +17,19 @@ class InMemoryPolicyStore:
     def current(self) -> Policy:
         return self.policy
 
-    def save(self, policy: Policy) -> None:
+    def current_versioned(self) -> tuple[Policy, str]:
+        return self.policy, _version(self.policy)
+
+    def save(self, policy: Policy, expected_version: str | None = None) -> None:
+        version = _version(self.policy)
+        if expected_version is not None and expected_version != version:
+            on_disk, yours = json.dumps(self.policy.to_json()), json.dumps(policy.to_json())
+            raise Conflict.changed_on_disk(ChangedOnDisk("policy.json", version, on_disk, yours))
         self.policy = policy
+
+
+def _version(policy: Policy) -> str:
+    return hashlib.sha256(json.dumps(policy.to_json()).encode()).hexdigest()
 
 
 class MemoryAskJournal:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 from idea.domain.agent import Agent
 from idea.domain.builtin_profiles import builtin_profiles
-from idea.domain.errors import Conflict, NotFound
+from idea.domain.errors import ChangedOnDisk, Conflict, NotFound
 from idea.domain.host import Host, unknown_host
 from idea.domain.knowledge import MemoryNote, Skill
 from idea.domain.layout import Layouts
@@ -28,6 +29,21 @@ class InMemoryAgentStore:
             raise NotFound(f"no agent named '{name}'")
         return self.agents[name]
 
+    def get_versioned(self, name: str) -> tuple[Agent, str]:
+        return self.get(name), self.version(name)
+
+    def version(self, name: str) -> str:
+        """Like the real store's: the hash of the agent's file form; "" for no agent."""
+        agent = self.agents.get(name)
+        return "" if agent is None else hashlib.sha256(agent.to_markdown().encode()).hexdigest()
+
+    def check(self, name: str, expected: str | None, yours: Agent) -> None:
+        version = self.version(name)
+        if expected is not None and expected != version:
+            on_disk = self.agents[name].to_markdown() if name in self.agents else ""
+            changed = ChangedOnDisk(f"agents/{name}.md", version, on_disk, yours.to_markdown())
+            raise Conflict.changed_on_disk(changed)
+
     def get_by_id(self, agent_id: str) -> Agent:
         for agent in self.agents.values():
             if agent.id == agent_id:
@@ -37,14 +53,16 @@ class InMemoryAgentStore:
     def exists(self, name: str) -> bool:
         return name in self.agents
 
-    def save(self, agent: Agent) -> None:
+    def save(self, agent: Agent, expected_version: str | None = None) -> None:
+        self.check(agent.name, expected_version, agent)
         current = self.agents.get(agent.name)
         if current is not None and current.id != agent.id:
             raise Conflict(f"an agent named '{agent.name}' already exists")
         self.agents[agent.name] = agent
 
-    def rename(self, old_name: str, new_name: str) -> Agent:
+    def rename(self, old_name: str, new_name: str, expected_version: str | None = None) -> Agent:
         agent = self.get(old_name)
+        self.check(old_name, expected_version, agent.renamed(new_name))
         if new_name in self.agents and new_name != old_name:
             raise Conflict(f"an agent named '{new_name}' already exists")
         del self.agents[old_name]

@@ -811,7 +811,7 @@ async def test_a_hibernated_agent_is_listed_so_and_start_resumes_its_conversatio
 
 async def test_policy_get_set_and_asks_from_in_the_agent_editor(api, runtime):
     got = await api.ok("policy.get")
-    assert got == {"policy": Policy().to_json(), "problem": None}
+    assert got == {"policy": Policy().to_json(), "problem": None, "version": ""}  # no file
     changed = await api.ok("policy.set", policy={"max_depth": 2, "chain_token_budget": 5000})
     assert (changed["policy"]["max_depth"], changed["policy"]["chain_token_budget"]) == (2, 5000)
     on_disk = json.loads(runtime.services.paths.policy.read_text(encoding="utf-8"))

@@ -39,6 +39,25 @@ async def test_update_keeps_what_is_not_given_and_checks_the_mode(world):
         )
 
 
+async def test_an_edit_made_on_an_old_version_changes_nothing_and_says_what_it_would_write(world):
+    agents, profiles, sessions, _, _ = world
+    _, version = agents.get_versioned("a")
+    agents.save(agents.get("a").with_context("by hand"))  # another writer, meanwhile
+    for changes in (
+        AgentChanges(context="mine", version=version),
+        AgentChanges(new_name="b", version=version),
+    ):
+        with pytest.raises(Conflict) as refused:
+            update_agent(agents, profiles, sessions, "a", changes)
+        assert refused.value.changed is not None
+        assert refused.value.changed.version_on_disk == agents.get_versioned("a")[1]
+        assert "by hand" in refused.value.changed.content_on_disk
+    assert "name: b" in refused.value.changed.yours  # the rename's file, as it would be
+    assert [a.name for a in agents.all()] == ["a"] and agents.get("a").context == "by hand"
+    renamed = AgentChanges(new_name="b", version=refused.value.changed.version_on_disk)
+    assert update_agent(agents, profiles, sessions, "a", renamed).name == "b"
+
+
 async def test_update_sets_keeps_and_clears_model_and_permission_mode(world):
     agents, profiles, sessions, _, _ = world
     changes = AgentChanges(

@@ -138,6 +138,14 @@ describe("a refusal's field", () => {
     expect(fieldOfAgentError(err("INVALID", "agent name 'X' is not valid"))).toBe("name");
   });
 
+  it("but a file changed on disk meanwhile belongs to no field: the form offers reload or overwrite", () => {
+    const changed = {
+      code: "CONFLICT", message: "/p/.ideai/agents/rev.md changed on disk since it was opened",
+      path: "/p/.ideai/agents/rev.md", version_on_disk: "b".repeat(64), content_on_disk: "x", yours: "y",
+    };
+    expect(fieldOfAgentError(changed)).toBeNull();
+  });
+
   it("is none for anything else, or nonsense", () => {
     expect(fieldOfAgentError(err("UNAVAILABLE", "not connected"))).toBeNull();
     expect(fieldOfAgentError(err("INVALID", "x", "color"))).toBeNull();

@@ -138,6 +138,7 @@ export function agentParams(values: AgentFormValues, profile: ProfileInfo | unde
 /** The field a refused create or save is about, or null (said above the buttons instead). */
 export function fieldOfAgentError(e: ApiError | null | undefined): FormField | null {
   if (!e || typeof e !== "object") return null;
+  if (e.code === "CONFLICT" && typeof e.version_on_disk === "string") return null; // the file changed
   const named = typeof e.field === "string" ? (e.field === "new_name" ? "name" : e.field) : null;
   if (named && (FORM_FIELDS as readonly string[]).includes(named)) return named as FormField;
   const message = typeof e.message === "string" ? e.message : "";

@@ -31,7 +31,8 @@ export type HostInfo = { name: string; ssh: string; root: string };
 
 // agents.get: a row with the agent's context (agents.list leaves it out: it may be large), and who
 // may ask it (DESIGN.md §15): ["*"] = anyone, else agent names (the user always may).
-export type AgentDetail = AgentRow & { context: string; asks_from?: string[] };
+// `version`: its file's, sent back with agents.update (a file changed meanwhile: CONFLICT, §18).
+export type AgentDetail = AgentRow & { context: string; asks_from?: string[]; version?: string };
 
 export type Profile = {
   name: string;
@@ -149,7 +150,8 @@ export type Policy = {
   hibernate_after_s: number | null; // null: never
   chain_token_budget: number | null; // null: none
 };
-export type PolicyInfo = { policy: Policy; problem: string | null };
+// `version`: policy.json's ("" without a file), sent back with policy.set.
+export type PolicyInfo = { policy: Policy; problem: string | null; version?: string };
 
 // problems.list: files moved aside, copied agents, and asks in flight when IdeA last closed.
 export type LostAsk = {

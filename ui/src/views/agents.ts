@@ -2,19 +2,22 @@
 // may ask it), edit, delete with confirmation; the doctor table and the delegation policy form
 // sit above the agents. A refused create or save is said under the field it is about (or above
 // the buttons), never in the page's banner, and is gone once that field is edited; a success
-// says what was done above the list.
+// says what was done above the list. A save refused because the agent's file changed on disk
+// since the form opened shows both versions and offers reload or overwrite (DESIGN.md §18).
 
 import {
   agentParams, fieldOfAgentError, formDefaults, modelsOf, modesOf, onProfileChange, permissionModesOf,
   successText, takesModel, type AgentFormValues, type AgentInfo, type FormField, type ProfileInfo,
 } from "../model/agentform";
 import { api, ApiFailure } from "../model/api";
+import { editConflictOf, opened, overwrite, refused, versionParam } from "../model/edits";
 import { describeError } from "../model/errors";
 import { asksFromChoice, asksFromValue } from "../model/policy";
 import { store } from "../model/state";
 import type { AgentDetail, AgentRow, DoctorRow } from "../model/types";
 import { showError } from "./banner";
 import { ChangesView } from "./changes";
+import { conflictNotice } from "./conflict";
 import { clear, h } from "./dom";
 import { PolicyForm } from "./policy";
 
@@ -68,7 +71,7 @@ export class AgentEditor {
           a.workspace === "worktree"
             ? h("button.btn.small", { onclick: () => void this.review(a) }, "Changes")
             : "",
-          h("button.btn.small", { onclick: () => void this.open(a) }, "Edit"),
+          h("button.btn.small", { onclick: () => void this.open(a.name) }, "Edit"),
           h("button.btn.small.danger", { onclick: () => void this.remove(a) }, "Delete"),
         ),
       ),
@@ -125,11 +128,12 @@ export class AgentEditor {
     await view.load();
   }
 
-  private async open(row: AgentRow): Promise<void> {
+  /** The form on the agent as its file is now (the version it was read at kept for the save). */
+  private async open(name: string): Promise<void> {
     try {
-      this.edit(await api.call<AgentDetail>("agents.get", { name: row.name }));
+      this.edit(await api.call<AgentDetail>("agents.get", { name }));
     } catch (err) {
-      showError(err, `Edit ${row.name}`);
+      showError(err, `Edit ${name}`);
     }
   }
 
@@ -148,6 +152,8 @@ export class AgentEditor {
     const errors = new Map<FormField, HTMLElement>();
     const inputs = new Map<FormField, HTMLElement>();
     const formError = h("div.form-error.agent-form-error", { role: "alert", hidden: true });
+    let edit = opened(agent); // the version of the file the form shows
+    const conflictBox = h("div.agent-conflict", { hidden: true });
     const errorFor = (field: FormField) => {
       const el = h("div.field-error", { role: "alert", hidden: true, dataset: { field } });
       errors.set(field, el);
@@ -296,11 +302,12 @@ export class AgentEditor {
 
     const asks = this.asksFrom(agent);
     const submitButton = h("button.btn.primary", { type: "submit" }, agent ? "Save" : "Create");
-    const submit = async (e: Event) => {
-      e.preventDefault();
+    const submit = async (e?: Event) => {
+      e?.preventDefault();
       values = read();
       fieldError(null, null);
       formError.hidden = true;
+      conflictBox.hidden = true;
       const fields = { ...agentParams(values, profileOf(values.profile)), asks_from: asks.value() };
       submitButton.disabled = true;
       try {
@@ -309,6 +316,7 @@ export class AgentEditor {
             name: agent.name,
             ...(values.name !== agent.name ? { new_name: values.name } : {}),
             ...fields,
+            ...versionParam(edit),
           });
         } else {
           await api.call("agents.create", { name: values.name, ...fields });
@@ -319,8 +327,23 @@ export class AgentEditor {
         this.edit(null);
       } catch (err) {
         const e = err instanceof ApiFailure ? err.error : { code: "INTERNAL", message: String(err) };
+        const conflict = agent ? editConflictOf(e) : null;
         const field = fieldOfAgentError(e);
-        if (field && errors.has(field)) {
+        if (agent && conflict) {
+          edit = refused(edit, conflict);
+          conflictBox.hidden = false;
+          clear(
+            conflictBox,
+            conflictNotice(conflict, {
+              reload: () => void this.open(agent.name),
+              overwrite: () => {
+                edit = overwrite(edit);
+                void submit();
+              },
+            }),
+          );
+          conflictBox.scrollIntoView?.({ block: "nearest" });
+        } else if (field && errors.has(field)) {
           fieldError(field, e.message);
           inputs.get(field)?.focus();
         } else {
@@ -365,6 +388,7 @@ export class AgentEditor {
         errorFor("workspace"),
       ),
       asks.el,
+      conflictBox,
       formError,
       h(
         "div.form-buttons",

@@ -1,14 +1,18 @@
 // The "Delegation policy" form of the Agents panel (DESIGN.md §15): max depth, ask timeout, queue
 // wait, hibernate after, chain token budget. One element for the panel's life, so what the user
-// typed survives the panel's redraws; a refused value is shown next to its box.
+// typed survives the panel's redraws; a refused value is shown next to its box. A save refused
+// because policy.json changed on disk since it was read shows both versions and offers reload or
+// overwrite (DESIGN.md §18).
 
 import { api, ApiFailure } from "../model/api";
+import { editConflictOf, opened, overwrite, refused, versionParam, type EditState } from "../model/edits";
 import { describeError } from "../model/errors";
 import {
   fieldOfError, POLICY_FIELDS, policyFromForm, policySummary, policyToForm, type PolicyForm as FormValues,
   type PolicyKey,
 } from "../model/policy";
 import type { PolicyInfo } from "../model/types";
+import { conflictNotice } from "./conflict";
 import { clear, h } from "./dom";
 
 export class PolicyForm {
@@ -17,10 +21,12 @@ export class PolicyForm {
   private readonly problem = h("div.policy-problem", { role: "alert", hidden: true });
   private readonly formError = h("div.policy-error.form-error", { role: "alert", hidden: true });
   private readonly saved = h("span.policy-saved.muted");
+  private readonly conflictBox = h("div.policy-conflict", { hidden: true });
   private readonly inputs = {} as Record<PolicyKey, HTMLInputElement>;
   private readonly errors = {} as Record<PolicyKey, HTMLElement>;
   private dirty = false; // typed and not saved: a reload does not overwrite it
   private saving = false;
+  private edit: EditState = opened(null); // the version of policy.json the boxes show
 
   constructor() {
     const rows = POLICY_FIELDS.map(({ key, label, unit, empty }) => {
@@ -56,6 +62,7 @@ export class PolicyForm {
         { onsubmit: (e: Event) => void this.save(e) },
         this.problem,
         ...rows,
+        this.conflictBox,
         this.formError,
         h(
           "div.form-buttons",
@@ -86,6 +93,8 @@ export class PolicyForm {
     this.saved.textContent = "";
     for (const { key } of POLICY_FIELDS) this.fieldError(key, null);
     this.showFormError(null);
+    this.showConflict(null);
+    this.edit = opened(null);
   }
 
   private fill(info: PolicyInfo): void {
@@ -95,6 +104,8 @@ export class PolicyForm {
       this.fieldError(key, null);
     }
     this.dirty = false;
+    this.edit = opened(info);
+    this.showConflict(null);
     this.showFormError(null);
     this.summary.textContent = policySummary(form);
     const problem = typeof info?.problem === "string" && info.problem ? info.problem : null;
@@ -106,24 +117,29 @@ export class PolicyForm {
     );
   }
 
-  private async save(e: Event): Promise<void> {
-    e.preventDefault();
+  private async save(e?: Event): Promise<void> {
+    e?.preventDefault();
     if (this.saving) return;
     const values = {} as FormValues;
     for (const { key } of POLICY_FIELDS) values[key] = this.inputs[key].value;
     for (const { key } of POLICY_FIELDS) this.fieldError(key, null);
     this.showFormError(null);
+    this.showConflict(null);
     this.saved.textContent = "";
     const read = policyFromForm(values);
     if (!read.ok) return this.fieldError(read.field, read.message);
     this.saving = true;
     try {
-      const info = await api.call<PolicyInfo>("policy.set", { policy: read.policy });
+      const info = await api.call<PolicyInfo>("policy.set", { policy: read.policy, ...versionParam(this.edit) });
       this.fill(info);
       this.saved.textContent = "Saved.";
     } catch (err) {
       const field = err instanceof ApiFailure ? fieldOfError(err.error) : null;
-      if (field && err instanceof ApiFailure) this.fieldError(field, err.error.message);
+      const conflict = err instanceof ApiFailure ? editConflictOf(err.error) : null;
+      if (conflict) {
+        this.edit = refused(this.edit, conflict);
+        this.showConflict(conflict);
+      } else if (field && err instanceof ApiFailure) this.fieldError(field, err.error.message);
       else this.showFormError(err, "Not saved");
     } finally {
       this.saving = false;
@@ -136,6 +152,23 @@ export class PolicyForm {
     el.textContent = message ?? "";
     this.inputs[key].classList.toggle("invalid", message !== null);
     if (message !== null) this.el.open = true;
+  }
+
+  /** The notice of a save refused for a change on disk (null: none); reload drops the typing. */
+  private showConflict(conflict: ReturnType<typeof editConflictOf>): void {
+    this.conflictBox.hidden = conflict === null;
+    if (conflict === null) return clear(this.conflictBox);
+    this.el.open = true;
+    clear(
+      this.conflictBox,
+      conflictNotice(conflict, {
+        reload: () => void this.load(true),
+        overwrite: () => {
+          this.edit = overwrite(this.edit);
+          void this.save();
+        },
+      }),
+    );
   }
 
   private showFormError(err: unknown, context?: string): void {

@@ -424,17 +424,17 @@ export class AgentEditor {
       h("label.check", {}, anyone, "Anyone"),
       h("label.check", {}, only, "Only these agents (you always may)"),
       h(
-        "p.muted.asks-from-note",
-        {},
-        "This keeps a confused agent from asking, not a hostile one: every agent runs as your user " +
-          "and could borrow another agent's key.",
-      ),
-      h(
         "div.asks-from-agents",
         {},
         ...(boxes.length
           ? boxes.map((b) => h("label.check", { dataset: { agent: b.value } }, b, b.value))
           : [h("span.muted", {}, "No other agents yet: only you could ask it.")]),
+      ),
+      h(
+        "p.muted.asks-from-note",
+        {},
+        "This keeps a confused agent from asking, not a hostile one: every agent runs as your user " +
+          "and could borrow another agent's key.",
       ),
     );
     return {

@@ -111,6 +111,7 @@ screenshots: $(STAMP) ui
 bench: $(STAMP) ui
 	$(PY) bench/asks_parallel.py
 	$(PY) bench/file_door_latency.py
+	$(PY) bench/door_flood.py
 	$(PY) bench/session_memory.py
 	$(PY) bench/mcp_spawn.py
 	$(PY) bench/mcp_roundtrip.py

@@ -83,6 +83,10 @@ def _install_signal_handlers(stop: asyncio.Event) -> None:
         else:
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(sig, stop.set)
+            # asyncio learns of a signal from one byte on its wakeup socket; when that socket
+            # is full (a burst of wakeups from threads) the byte, and the signal, is lost. A
+            # Python handler still runs on this thread and hands the stop to the loop.
+            signal.signal(sig, lambda *_: loop.call_soon_threadsafe(stop.set))
 
 
 def _print_opened(runtime: ProjectRuntime, out: Printer, err: Printer) -> None:

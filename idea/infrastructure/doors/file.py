@@ -1,36 +1,66 @@
 """The file door: ``.ideai/orchestrator/<id>.request.json`` in, ``<id>.response.json`` out.
 
-Watchdog reports new or changed request files from its thread; they are handed to the core loop.
-A request is read once it parses (a writer that is not atomic is waited for, bounded); one that
-never parses gets an error response. Only a regular file of at most ``MAX_REQUEST_BYTES`` is read,
-and never on the core loop (a FIFO or a link to ``/dev/zero`` gets an error response, not a frozen
-app). Every request is dispatched at most once and gets one response, then moves to ``done/``;
-when its response cannot be written (a name too long, a folder in the way, a full disk) it moves
-to ``failed/`` with the reason logged, and is never dispatched again. Requests already waiting when
-the door opens, and any an event was missed for, are found by a scan.
+Requests are answered in arrival order (oldest first: modification time, then name), at most
+``MAX_IN_FLIGHT`` at once, by that many workers pulling from one queue; the rest wait, however
+many there are, at a constant cost each. Watchdog's events are coalesced on its thread and handed
+to the core loop by one scheduled callback per burst, not one per event; a periodic scan (a safety
+net for missed events, and the requests already waiting when the door opens) lists the folder on
+a thread and queues only the names not known yet. No request file is read, listed, written or
+moved on the core loop: that work runs on the door's own few threads (``request_files``).
+
+A request is read once it parses (a writer that is not atomic is waited for, bounded: one that
+never parses, unchanged for ``SETTLE_S``, gets an error response, and waiting holds no worker).
+Only a regular file of at most ``MAX_REQUEST_BYTES`` is read (a FIFO or a link to ``/dev/zero``
+gets an error response, not a frozen app). Every request is dispatched at most once and gets one
+response, then moves to ``done/``; when its response cannot be written (a name too long, a folder
+in the way, a full disk) it moves to ``failed/`` with the reason logged, and is never dispatched
+again. ``stop`` returns promptly however many are queued: requests not answered yet stay on disk
+for next time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable
+import threading
+from collections.abc import Awaitable, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from idea.application.tasks import TaskSet
-from idea.domain.errors import IdeaError, Internal, Invalid
+from idea.domain.errors import Invalid
 from idea.domain.json_types import JsonObject, JsonValue
-from idea.infrastructure.files.atomic import MAX_READ_BYTES, read_regular_file, write_atomic
-from idea.infrastructure.files.json_document import encode_json
+from idea.infrastructure.doors.request_files import (
+    MAX_REQUEST_BYTES,
+    REQUEST_SUFFIX,
+    RESPONSE_SUFFIX,
+    Archive,
+    Identity,
+    Read,
+    read_request,
+    request_id_of,
+    unknown_requests,
+)
+from idea.infrastructure.doors.request_queue import Pending, RequestQueue
+
+__all__ = [
+    "MAX_IN_FLIGHT",
+    "MAX_REQUEST_BYTES",
+    "REQUEST_SUFFIX",
+    "RESPONSE_SUFFIX",
+    "FileDoor",
+    "Handler",
+]
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 if sys.platform.startswith("linux"):
     from watchdog.observers.inotify_move_event_grouper import InotifyMoveEventGrouper
@@ -40,36 +70,81 @@ if sys.platform.startswith("linux"):
     # pairing delay is switched off. The file door is watchdog's only user in IdeA.
     InotifyMoveEventGrouper.delay = 0.0
 
-REQUEST_SUFFIX = ".request.json"
-RESPONSE_SUFFIX = ".response.json"
 # A request that still does not parse after this long, unchanged, is answered as malformed.
 SETTLE_S = 1.0
 RETRY_S = 0.02
 RESCAN_S = 2.0
-MAX_REQUEST_BYTES = MAX_READ_BYTES
+# Requests being answered at once; the others wait in the queue, in arrival order.
+MAX_IN_FLIGHT = 32
+# The door's threads for its file work (reads, listings, fsynced responses, moves).
+DOOR_THREADS = 4
 
 # (request id, parsed body or None, why it did not parse) -> response object
 Handler = Callable[[str, JsonValue, Invalid | None], Awaitable[JsonObject]]
 
 
-def request_id_of(path: Path) -> str | None:
-    name = path.name
-    if not name.endswith(REQUEST_SUFFIX) or name.startswith("."):
-        return None
-    return name[: -len(REQUEST_SUFFIX)] or None
+class _Inbox:
+    """What watchdog saw, coalesced: names gathered on its thread, handed to the core loop by
+    one callback per burst (thousands of events do not flood the loop's wakeup channel)."""
+
+    def __init__(self, deliver: Callable[[Iterable[Pending]], None]) -> None:
+        self._deliver = deliver
+        self._lock = threading.Lock()
+        self._names: dict[str, int] = {}
+        self._scheduled = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def open(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            self._loop = loop
+
+    def close(self) -> None:
+        with self._lock:
+            self._loop = None
+            self._names.clear()
+
+    def put(self, name: str, mtime_ns: int) -> None:
+        """A request file was seen (any thread)."""
+        with self._lock:
+            loop = self._loop
+            if loop is None:
+                return
+            self._names[name] = mtime_ns
+            if self._scheduled:
+                return
+            self._scheduled = True
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(self._drain)
+
+    def _drain(self) -> None:
+        with self._lock:
+            names, self._names = self._names, {}
+            self._scheduled = False
+            if self._loop is None:
+                return
+        self._deliver(Pending(mtime_ns, name) for name, mtime_ns in names.items())
 
 
 class _Events(FileSystemEventHandler):
-    def __init__(self, door: FileDoor) -> None:
-        self._door = door
+    def __init__(self, folder: str, inbox: _Inbox) -> None:
+        self._folder = folder
+        self._inbox = inbox
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.is_directory:
             return
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             path = os.fsdecode(raw) if raw else ""
-            if path.endswith(REQUEST_SUFFIX):
-                self._door.notify_threadsafe(Path(path))
+            if not path.endswith(REQUEST_SUFFIX):
+                continue
+            folder, name = os.path.split(path)
+            if folder != self._folder or request_id_of(name) is None:
+                continue
+            try:  # on watchdog's thread: a request moved away (ours, into done/) is not queued
+                info = os.lstat(path)
+            except OSError:
+                continue
+            self._inbox.put(name, info.st_mtime_ns)
 
 
 class FileDoor:
@@ -78,153 +153,151 @@ class FileDoor:
         self.done = folder / "done"
         self.failed = folder / "failed"
         self._handler = handler
+        self._archive = Archive(folder)
+        self._queue = RequestQueue()
+        self._inbox = _Inbox(self._offer)
         # Requests dispatched whose file could not be moved away: never dispatched again.
-        self._dispatched: set[tuple[str, int, int]] = set()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._observer: Observer | None = None  # type: ignore[valid-type]
-        self._inflight: set[Path] = set()
+        self._dispatched: set[Identity] = set()
+        # Requests not parsing yet: (digest of what was read, since when it is unchanged).
+        self._settling: dict[str, tuple[bytes, float]] = {}
+        self._retries: dict[str, asyncio.TimerHandle] = {}
+        self._ready = asyncio.Event()  # the queue may hold work
+        self._scan_now = asyncio.Event()
         self._tasks = TaskSet("file door")
-        self._scanner: asyncio.Task[None] | None = None
+        self._threads: ThreadPoolExecutor | None = None
+        self._observer: Observer | None = None  # type: ignore[valid-type]
         self.answered = 0
 
     async def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
         self.folder.mkdir(parents=True, exist_ok=True)
         self.done.mkdir(exist_ok=True)
+        self._threads = ThreadPoolExecutor(DOOR_THREADS, thread_name_prefix="file-door")
+        self._inbox.open(asyncio.get_running_loop())
         observer = Observer()
-        observer.schedule(_Events(self), str(self.folder), recursive=False)
+        observer.schedule(_Events(str(self.folder), self._inbox), str(self.folder), recursive=False)
         observer.daemon = True
         observer.start()
         self._observer = observer
-        self._scanner = asyncio.create_task(self._rescan_forever(), name="file-door-scan")
+        self._tasks.spawn(self._scan_forever(), name="file-door-scan")
+        for number in range(MAX_IN_FLIGHT):
+            self._tasks.spawn(self._work(), name=f"file-door-worker-{number}")
 
     async def stop(self) -> None:
-        """Stop watching; requests being answered are cancelled (their files stay for next time)."""
-        if self._scanner is not None:
-            self._scanner.cancel()
+        """Stop watching; requests being answered are cancelled, and every request not answered
+        yet stays on disk for next time. Returns promptly however many are queued."""
+        self._inbox.close()
+        for retry in self._retries.values():
+            retry.cancel()
+        self._retries.clear()
+        await self._tasks.close()
+        self._queue.clear()
+        self._settling.clear()
         observer, self._observer = self._observer, None
         if observer is not None:
             observer.stop()
             await asyncio.to_thread(observer.join, 5)
-        await self._tasks.close()
-
-    def notify_threadsafe(self, path: Path) -> None:
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self.notify, path)
-
-    def notify(self, path: Path) -> None:
-        """A request file may have appeared or changed (core loop only)."""
-        if path.parent != self.folder or request_id_of(path) is None:
-            return
-        if path in self._inflight or not os.path.lexists(path):
-            return
-        self._inflight.add(path)
-        self._tasks.spawn(self._process(path), name=f"request-{path.name}")
+        threads, self._threads = self._threads, None
+        if threads is not None:
+            # A file operation under way ends by itself (each is small); queued ones are dropped.
+            threads.shutdown(wait=False, cancel_futures=True)
 
     def scan(self) -> None:
-        try:
-            names = os.listdir(self.folder)
-        except OSError:
-            return
-        for name in sorted(names):
-            self.notify(self.folder / name)
+        """Look for request files an event was missed for, soon (core loop only)."""
+        self._scan_now.set()
 
-    async def _rescan_forever(self) -> None:
-        # A safety net for missed events (overflowing watch queues, network folders).
+    def waiting(self) -> int:
+        """Requests queued and not taken by a worker yet."""
+        return self._queue.waiting()
+
+    def _offer(self, found: Iterable[Pending]) -> None:
+        added = False
+        for pending in found:
+            added = self._queue.offer(pending.name, pending.mtime_ns) or added
+        if added:
+            self._ready.set()
+
+    async def _scan_forever(self) -> None:
         while True:
-            self.scan()
-            await asyncio.sleep(RESCAN_S)
+            self._scan_now.clear()
+            found = await self._off_loop(unknown_requests, self.folder, self._queue.known())
+            self._offer(found)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(RESCAN_S):
+                    await self._scan_now.wait()
 
-    async def _process(self, path: Path) -> None:
-        request_id = request_id_of(path)
-        assert request_id is not None
+    async def _work(self) -> None:
+        while True:
+            pending = self._queue.take()
+            if pending is None:
+                self._ready.clear()
+                await self._ready.wait()
+                continue
+            await self._answer(pending)
+
+    async def _answer(self, pending: Pending) -> None:
+        name = pending.name
+        path = self.folder / name
+        waits_again = False
         try:
-            read = await self._read_when_complete(path)
+            read = await self._off_loop(read_request, path)
             if read is None:
                 return  # the file went away before it could be read
-            identity, body, problem = read
-            if identity in self._dispatched:
+            problem = read.problem
+            if read.unparsed is not None:
+                problem = self._settled(name, read)
+                if problem is None:  # perhaps a writer that has not finished: read it again
+                    waits_again = True
+                    self._retry_later(pending)
+                    return
+            if read.identity in self._dispatched:
                 return  # answered (or failed) already; its file could not be moved away
-            self._dispatched.add(identity)
-            try:
-                response = await self._handler(request_id, body, problem)
-            except Exception as exc:  # the handler must answer; if it cannot, we still do
-                log.exception("file door: request %s failed", request_id)
-                response = {
-                    "id": request_id,
-                    "ok": False,
-                    "detail": str(exc),
-                    "error": {"code": "INTERNAL", "message": str(exc)},
-                }
-            try:
-                write_atomic(self.folder / f"{request_id}{RESPONSE_SUFFIX}", encode_json(response))
-            except IdeaError as exc:
-                log.error("file door: no response for %s (%s): moved to failed/", path.name, exc)
-                if self._move(path, self.failed):
-                    self._dispatched.discard(identity)
-                return
-            if self._move(path, self.done):
-                self._dispatched.discard(identity)
-            self.answered += 1
+            self._dispatched.add(read.identity)
+            response = await self._respond(name[: -len(REQUEST_SUFFIX)], read.body, problem)
+            archived = await self._off_loop(self._archive.answer, path, response)
+            if archived.moved:
+                self._dispatched.discard(read.identity)
+            if archived.written:
+                self.answered += 1
         finally:
-            self._inflight.discard(path)
+            if not waits_again:
+                self._settling.pop(name, None)
+                self._queue.release(name)
 
-    async def _read_when_complete(
-        self, path: Path
-    ) -> tuple[tuple[str, int, int], JsonValue, Invalid | None] | None:
-        """(identity, body, problem), or None when the file is gone. Reads off the core loop."""
-        loop = asyncio.get_running_loop()
-        last: bytes | None = None
-        stable_since = loop.time()
-        while True:
-            read = await asyncio.to_thread(_read_request, path)
-            if read is None:
-                return None
-            identity, data = read
-            if isinstance(data, Invalid):
-                return identity, None, data
-            try:
-                body: JsonValue = json.loads(data)  # UTF-8, or UTF-16/32 with or without a BOM
-            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-                if data != last:
-                    last, stable_since = data, loop.time()
-                elif loop.time() - stable_since >= SETTLE_S:
-                    return identity, None, Invalid(f"the request file is not valid JSON: {exc}")
-                await asyncio.sleep(RETRY_S)
-                continue
-            return identity, body, None
-
-    def _move(self, path: Path, folder: Path) -> bool:
-        """Move a request into ``done/`` or ``failed/`` (never over an older one); True once it is
-        no longer in the door."""
-        target = folder / path.name
-        counter = 1
-        while os.path.lexists(target):
-            target = folder / f"{path.name[: -len(REQUEST_SUFFIX)]}-{counter}{REQUEST_SUFFIX}"
-            counter += 1
+    async def _respond(
+        self, request_id: str, body: JsonValue, problem: Invalid | None
+    ) -> JsonObject:
         try:
-            folder.mkdir(exist_ok=True)
-            os.replace(path, target)
-        except FileNotFoundError:
-            return not os.path.lexists(path)
-        except OSError as exc:
-            log.error("file door: could not move %s to %s/: %s", path.name, folder.name, exc)
-            return False
-        return True
+            return await self._handler(request_id, body, problem)
+        except Exception as exc:  # the handler must answer; if it cannot, we still do
+            log.exception("file door: request %s failed", request_id)
+            return {
+                "id": request_id,
+                "ok": False,
+                "detail": str(exc),
+                "error": {"code": "INTERNAL", "message": str(exc)},
+            }
 
-
-def _read_request(path: Path) -> tuple[tuple[str, int, int], bytes | Invalid] | None:
-    """(identity, content or why it cannot be a request), None when the file is gone."""
-    unread = (path.name, 0, 0)
-    try:
-        read = read_regular_file(path, MAX_REQUEST_BYTES)
-    except Internal as exc:  # not a regular file, too large, unreadable
-        return unread, Invalid(f"the request file cannot be read: {exc.message}")
-    if read is None:
-        if os.path.lexists(path):  # a link to nothing: say so rather than wait forever
-            return unread, Invalid("the request file is a link to nothing")
+    def _settled(self, name: str, read: Read) -> Invalid | None:
+        """The problem of a request that does not parse, once it has stayed so unchanged for
+        ``SETTLE_S``; None while it may still be being written."""
+        now = asyncio.get_running_loop().time()
+        last = self._settling.get(name)
+        if last is None or last[0] != read.unparsed:
+            self._settling[name] = (read.unparsed or b"", now)
+            return None
+        if now - last[1] >= SETTLE_S:
+            return Invalid(f"the request file is not valid JSON: {read.why}")
         return None
-    info, data = read
-    return (path.name, info.st_ino, info.st_mtime_ns), data
+
+    def _retry_later(self, pending: Pending) -> None:
+        def again() -> None:
+            del self._retries[pending.name]
+            self._queue.put_back(pending)
+            self._ready.set()
+
+        loop = asyncio.get_running_loop()
+        self._retries[pending.name] = loop.call_later(RETRY_S, again)
+
+    async def _off_loop(self, work: Callable[..., T], *args: object) -> T:
+        assert self._threads is not None, "the file door is not started"
+        return await asyncio.get_running_loop().run_in_executor(self._threads, work, *args)

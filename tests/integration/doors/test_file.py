@@ -20,9 +20,12 @@ def write_request(folder, request_id, body):
 
 
 async def response(folder, request_id, timeout=15.0):
+    """The answer, once the request has left the door too (the response is written first, then
+    the request archived: a crash in between answers it again rather than losing it)."""
     path = folder / f"{request_id}.response.json"
+    request = folder / f"{request_id}.request.json"
     async with asyncio.timeout(timeout):
-        while not path.exists():
+        while not path.exists() or os.path.lexists(request):
             await asyncio.sleep(0.01)
     return json.loads(path.read_text(encoding="utf-8"))
 

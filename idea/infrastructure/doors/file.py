@@ -74,8 +74,11 @@ if sys.platform.startswith("linux"):
 SETTLE_S = 1.0
 RETRY_S = 0.02
 RESCAN_S = 2.0
-# Requests being answered at once; the others wait in the queue, in arrival order.
-MAX_IN_FLIGHT = 32
+# Requests being answered at once; the others wait in the queue, in arrival order. An ask holds
+# its place until answered, so the bound is generous: asks queued behind one agent whose own turn
+# drops a request file would otherwise take every place and starve that request. The file work
+# itself is bounded by DOOR_THREADS, whatever this is.
+MAX_IN_FLIGHT = 256
 # The door's threads for its file work (reads, listings, fsynced responses, moves).
 DOOR_THREADS = 4
 

@@ -1,14 +1,17 @@
 // Long text in the chat. Invariant: appending a streamed piece costs the piece, never the text so
 // far (the pieces are kept as they came, joined only when asked for); and what a long entry shows
-// is bounded: a first step, then one more step per "Show more", each at most STEP_CHARS characters
-// and STEP_LINES lines. Only a reply of at most MARKDOWN_MAX_CHARS is formatted as Markdown; a
-// longer one is shown as plain text.
+// is bounded: a preview (PREVIEW_CHARS, PREVIEW_LINES), then one more step per "Show more" of at
+// most STEP_CHARS characters and STEP_LINES lines. Only a reply of at most MARKDOWN_MAX_CHARS is
+// formatted as Markdown; a longer one is shown as plain text.
 
 /** Above this, a reply is plain text: Markdown and highlighting over megabytes freeze the page. */
 export const MARKDOWN_MAX_CHARS = 64 * 1024;
-/** What one step of a long entry shows at most: the preview, then each "Show more". */
+/** What each "Show more" adds at most; an entry one step holds is not folded at all. */
 export const STEP_CHARS = 64 * 1024;
 export const STEP_LINES = 1000;
+/** What a folded entry shows first: a screenful or two. */
+export const PREVIEW_CHARS = 8 * 1024;
+export const PREVIEW_LINES = 80;
 
 /** Text built from pieces: `append` is O(piece); `slice` is O(log pieces + the slice). */
 export class Pieces {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { Entry } from "../model/chatlog";
-import { MARKDOWN_MAX_CHARS, Pieces, STEP_CHARS } from "../model/longtext";
+import { MARKDOWN_MAX_CHARS, Pieces, PREVIEW_CHARS, STEP_CHARS } from "../model/longtext";
 import { entryView, signature } from "./chatentry";
 
 function reply(): Entry & { kind: "assistant" } {
@@ -115,15 +115,15 @@ describe("a reply too long to format", () => {
     }
     const steps = view.el.querySelectorAll(".folded-step");
     expect(steps).toHaveLength(1);
-    expect(steps[0].textContent).toBe(LINE.slice(0, STEP_CHARS));
+    expect(steps[0].textContent).toBe(LINE.slice(0, PREVIEW_CHARS));
     expect(view.el.querySelector(".md p")).toBeNull(); // no Markdown ran over it
     expect(view.el.querySelector(".fold-note")?.textContent).toBe(
-      "Showing 64 KiB of 1.0 MiB · plain text: too long to format",
+      "Showing 8 KiB of 1.0 MiB · plain text: too long to format",
     );
     e.done = true;
     view.update(e);
     expect(view.el.querySelectorAll(".folded-step")[0]).toBe(steps[0]); // not rendered again
-    expect(view.el.textContent?.length).toBeLessThan(STEP_CHARS + 200);
+    expect(view.el.textContent?.length).toBeLessThan(PREVIEW_CHARS + 200);
   });
 
   it("shows one more step per Show more, then says nothing is hidden", () => {
@@ -132,8 +132,11 @@ describe("a reply too long to format", () => {
     const more = view.el.querySelector(".fold-more") as HTMLButtonElement;
     click(more);
     expect(view.el.querySelectorAll(".folded-step")).toHaveLength(2);
-    expect(view.el.querySelector(".folded-text")?.textContent).toBe(LINE.slice(0, 2 * STEP_CHARS));
+    expect(view.el.querySelector(".folded-text")?.textContent).toBe(LINE.slice(0, PREVIEW_CHARS + STEP_CHARS));
+    expect(view.el.querySelector(".fold-note")?.textContent).toBe("Showing 72 KiB of 192 KiB · plain text: too long to format");
     click(more);
+    click(more);
+    expect(view.el.querySelectorAll(".folded-step")).toHaveLength(4);
     expect(view.el.querySelector(".folded-text")?.textContent).toBe(LINE.slice(0, 3 * STEP_CHARS - 10));
     expect(more.hidden).toBe(true);
     expect((view.el.querySelector(".fold-all") as HTMLButtonElement).hidden).toBe(true);
@@ -157,8 +160,8 @@ describe("a reply too long to format", () => {
 describe("other long entries", () => {
   it("folds a long message of the user", () => {
     const el = entryView({ kind: "user", text: LINE, from: null, pending: false }).el;
-    expect(el.querySelector(".folded-step")?.textContent).toBe(LINE.slice(0, STEP_CHARS));
-    expect(el.textContent?.length).toBeLessThan(STEP_CHARS + 200);
+    expect(el.querySelector(".folded-step")?.textContent).toBe(LINE.slice(0, PREVIEW_CHARS));
+    expect(el.textContent?.length).toBeLessThan(PREVIEW_CHARS + 200);
   });
 
   it("folds a long tool output, unhighlighted", () => {

@@ -1,9 +1,9 @@
-// A long text folded to a bounded preview: the first step (model/longtext.ts), then one more step
-// per "Show more"; "Show all" reveals the rest a step per animation frame, so the page keeps
-// answering. Each step is its own block of plain text (escaped by construction: a text node), laid
-// out once. The text may still grow (a reply streaming): the bar says how much is not shown yet.
+// A long text folded to a bounded preview (model/longtext.ts), then one more step per "Show more";
+// "Show all" reveals the rest a step per animation frame, so the page keeps answering. Each step is
+// its own block of plain text (escaped by construction: a text node), laid out once. The text may
+// still grow (a reply streaming): the bar says how much is not shown yet.
 
-import { foldNote, size, stepEnd, type TextLike } from "../model/longtext";
+import { foldNote, PREVIEW_CHARS, PREVIEW_LINES, size, stepEnd, type TextLike } from "../model/longtext";
 import { copyButton } from "./copybutton";
 import { h } from "./dom";
 
@@ -37,9 +37,9 @@ export class FoldedText {
     this.note.textContent = this.hint ? `${note} · ${this.hint}` : note;
   }
 
-  /** Show the next step. */
+  /** Show the next step (the preview first). */
   reveal(): void {
-    const end = stepEnd(this.text, this.shown);
+    const end = this.shown ? stepEnd(this.text, this.shown) : stepEnd(this.text, 0, PREVIEW_CHARS, PREVIEW_LINES);
     if (end > this.shown) {
       this.body.append(h("div.folded-step", {}, this.text.slice(this.shown, end)));
       this.shown = end;

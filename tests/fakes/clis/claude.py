@@ -29,7 +29,8 @@ mid-turn, ``USE_TOOL`` shows a scripted ``mcp__idea__ping`` call answered ``pong
 (markup that would run script if a UI let it), ``ONE_LINE_REPLY <n>`` answers ``one_line(n)``
 (one line of ``n`` characters, no newline); anything else is answered ``echo: <prompt>``.
 With ``STREAM`` in the prompt too, the answer comes in ``STREAM_PIECE``-character assistant
-messages ``STREAM_PAUSE_S`` apart, as a reply being written (``LINE_PIECE`` for ``ONE_LINE_REPLY``).
+messages ``STREAM_PAUSE_S`` apart, as a reply being written; ``ONE_LINE_REPLY <n> STREAM [<k>]``
+comes in ``k``-character pieces (default ``LINE_PIECE``) with no pause, as fast as they are read.
 
 Usage as 2.1.332 reports it: every answered turn's ``result.usage`` is ``TURN_USAGE`` and costs
 ``TURN_COST``; ``total_cost_usd`` is the conversation's running total (recorded in the transcript,
@@ -416,14 +417,15 @@ class Cli:
             text = MARKDOWN_REPLY
         elif "HOSTILE" in prompt:
             text = HOSTILE_REPLY
-        elif one := re.search(r"ONE_LINE_REPLY (\d+)", prompt):
+        step, pause = STREAM_PIECE, STREAM_PAUSE_S
+        if one := re.search(r"ONE_LINE_REPLY (\d+)(?: STREAM (\d+))?", prompt):
             text = one_line(int(one[1]))
+            step, pause = int(one[2] or LINE_PIECE), 0.0
         if "STREAM" in prompt:
-            step = LINE_PIECE if "ONE_LINE_REPLY" in prompt else STREAM_PIECE
             for start in range(0, len(text), step):
                 piece = text[start : start + step]
                 self.message(turn, "assistant", [{"type": "text", "text": piece}])
-                time.sleep(STREAM_PAUSE_S)
+                time.sleep(pause)
         else:
             self.message(turn, "assistant", [{"type": "text", "text": text}])
         self.result(turn, "success", text, "completed")

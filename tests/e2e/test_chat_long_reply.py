@@ -76,14 +76,30 @@ def test_a_megabyte_on_one_line_appears_folded_and_show_more_reveals_the_rest(
 @pytest.mark.timeout(120)
 def test_a_megabyte_streamed_in_pieces_stays_folded_while_it_grows(served: str, page: Page) -> None:
     cell = open_chat(page, served)
-    say(cell, f"ONE_LINE_REPLY {SIZE} STREAM")
+    # Record the reply as it streamed: folded from the moment it is too long, never more shown.
+    page.evaluate(
+        """log => {
+            window.__frames = [];
+            new MutationObserver(() => {
+                const r = log.querySelector('.msg.assistant');
+                if (!r) return;
+                const shown = r.querySelector('.folded-text')?.textContent.length ?? -1;
+                window.__frames.push([r.classList.contains('streaming'), shown]);
+            }).observe(log, { childList: true, subtree: true, characterData: true });
+        }""",
+        cell.locator(".chat-log").element_handle(),
+    )
+    say(cell, f"ONE_LINE_REPLY {SIZE} STREAM 2048")
     reply = cell.locator(".msg.assistant").last
     expect(reply.locator(".fold-note")).to_contain_text(PLAIN)
     assert answers(page)
-    expect(reply).not_to_have_class(re.compile(r"\bstreaming\b"), timeout=30_000)
+    expect(reply).not_to_have_class(re.compile(r"\bstreaming\b"), timeout=60_000)
     expect(reply.locator(".fold-note")).to_have_text(f"Showing 8 KiB of 977 KiB · {PLAIN}")
     expect(reply.locator(".folded-step")).to_have_count(1)
     assert reply.locator(".folded-text").evaluate("e => e.textContent") == one_line(SIZE)[:PREVIEW]
+    frames = page.evaluate("window.__frames")
+    assert any(streaming and shown == PREVIEW for streaming, shown in frames), frames[-5:]
+    assert max(shown for _, shown in frames) == PREVIEW
     # The chat still takes the next message and answers it.
     say(cell, "after the long one")
     expect(cell.locator(".msg.assistant").last).to_have_text("echo: after the long one")

@@ -120,6 +120,7 @@ bench: $(STAMP) ui
 	$(PY) bench/pty_ws_throughput.py --browser
 	$(PY) bench/keystroke_latency.py
 	$(PY) bench/keystroke_latency.py --browser
+	$(PY) bench/chat_long_reply.py
 	$(PY) bench/ui_start.py
 	$(PY) bench/worktree_changes.py
 	$(PY) bench/ask_hop_overhead.py

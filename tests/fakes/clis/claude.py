@@ -26,9 +26,11 @@ writes to stderr and exits 3
 mid-turn, ``USE_TOOL`` shows a scripted ``mcp__idea__ping`` call answered ``pong`` (no real call),
 ``WHAT_CONTEXT`` answers ``context: <appended system prompt in effect>``, ``MARKDOWN`` answers
 ``MARKDOWN_REPLY`` (headings, a table, code, a task list), ``HOSTILE`` answers ``HOSTILE_REPLY``
-(markup that would run script if a UI let it); anything else is answered ``echo: <prompt>``.
+(markup that would run script if a UI let it), ``ONE_LINE_REPLY <n>`` answers ``one_line(n)``
+(one line of ``n`` characters, no newline); anything else is answered ``echo: <prompt>``.
 With ``STREAM`` in the prompt too, the answer comes in ``STREAM_PIECE``-character assistant
-messages ``STREAM_PAUSE_S`` apart, as a reply being written.
+messages ``STREAM_PAUSE_S`` apart, as a reply being written; ``ONE_LINE_REPLY <n> STREAM [<k>]``
+comes in ``k``-character pieces (default ``LINE_PIECE``) with no pause, as fast as they are read.
 
 Usage as 2.1.332 reports it: every answered turn's ``result.usage`` is ``TURN_USAGE`` and costs
 ``TURN_COST``; ``total_cost_usd`` is the conversation's running total (recorded in the transcript,
@@ -60,6 +62,7 @@ TURN_USAGE = {
 TURN_COST = 0.0025
 RESETS_IN_S = 3600
 STREAM_PIECE, STREAM_PAUSE_S = 9, 0.01
+LINE_PIECE = 16_384
 NO_USAGE = dict.fromkeys(TURN_USAGE, 0)
 MARKDOWN_REPLY = """## Plan for `parse()`
 
@@ -115,6 +118,16 @@ code
 ```
 
 END OF HOSTILE"""
+
+LINE_START, LINE_END = "LINE_START ", " LINE_END"
+
+
+def one_line(n: int) -> str:
+    """``n`` characters (the two markers at least) on one line: start, words, end."""
+    words = "lorem ipsum dolor sit amet " * (n // 27 + 1)
+    return LINE_START + words[: max(0, n - len(LINE_START) - len(LINE_END))] + LINE_END
+
+
 # flag -> (option name, arity): "bool", "value", "optional" (value if the next arg is not a
 # flag) or "variadic" (one value, then every following arg that does not start with "-").
 FLAGS = {
@@ -404,11 +417,15 @@ class Cli:
             text = MARKDOWN_REPLY
         elif "HOSTILE" in prompt:
             text = HOSTILE_REPLY
+        step, pause = STREAM_PIECE, STREAM_PAUSE_S
+        if one := re.search(r"ONE_LINE_REPLY (\d+)(?: STREAM (\d+))?", prompt):
+            text = one_line(int(one[1]))
+            step, pause = int(one[2] or LINE_PIECE), 0.0
         if "STREAM" in prompt:
-            for start in range(0, len(text), STREAM_PIECE):
-                piece = text[start : start + STREAM_PIECE]
+            for start in range(0, len(text), step):
+                piece = text[start : start + step]
                 self.message(turn, "assistant", [{"type": "text", "text": piece}])
-                time.sleep(STREAM_PAUSE_S)
+                time.sleep(pause)
         else:
             self.message(turn, "assistant", [{"type": "text", "text": text}])
         self.result(turn, "success", text, "completed")

@@ -1,4 +1,6 @@
-from idea.app.chat_transcripts import ChatTranscripts
+import pytest
+
+from idea.app.chat_transcripts import ChatTranscripts, cut_note
 
 
 def test_text_pieces_fold_into_one_entry_carrying_the_last_seq() -> None:
@@ -82,3 +84,66 @@ def test_a_turn_without_a_final_is_logged_when_the_next_begins() -> None:
     t.add("a", {"type": "text", "text": "partial"})
     t.add("a", {"type": "turn_started", "requester_id": None, "prompt": "two"})
     assert [e.get("prompt") or e.get("text") for e in log.files["a"]] == ["one", "partial"]
+
+
+@pytest.mark.timeout(30)
+def test_a_reply_in_300_000_pieces_is_folded_at_the_cost_of_each_piece() -> None:
+    # Joined at each piece, 1 MB in 3-character pieces copies ~170 GB: minutes, not a second.
+    t = ChatTranscripts()
+    t.add("a", {"type": "turn_started", "requester_id": None, "prompt": "ONE_LINE_REPLY"})
+    line = "lorem ipsum dolor sit amet " * 37_000
+    for i in range(0, len(line), 3):
+        t.add("a", {"type": "text", "text": line[i : i + 3]})
+    [_, text] = t.history("a")["entries"]
+    assert text["text"] == line
+
+
+def test_history_read_mid_reply_then_more_pieces_gives_the_whole_reply_logged_once() -> None:
+    log = MemoryLog()
+    t = ChatTranscripts(chat_log=log)
+    t.add("a", {"type": "turn_started", "requester_id": None, "prompt": "hi"})
+    t.add("a", {"type": "text", "text": "one "})
+    t.add("a", {"type": "text", "text": "two "})
+    assert t.history("a")["entries"][-1]["text"] == "one two "
+    t.add("a", {"type": "text", "text": "three"})
+    t.add("a", {"type": "final", "text": "one two three"})
+    assert [e.get("text") for e in t.history("a")["entries"]] == [
+        None,
+        "one two three",
+        "one two three",
+    ]
+    assert [e.get("text") for e in log.files["a"]] == [None, "one two three", "one two three"]
+
+
+def test_a_streamed_text_keeps_the_entry_limit_and_says_how_much_was_not_kept() -> None:
+    t = ChatTranscripts(entry_limit_chars=100)
+    t.add("a", {"type": "turn_started", "requester_id": None, "prompt": "hi"})
+    for _ in range(25):
+        t.add("a", {"type": "text", "text": "0123456789"})
+    text = t.history("a")["entries"][-1]["text"]
+    assert text == "0123456789" * 10 + cut_note(150)
+    assert "150 more characters" in text
+
+
+def test_a_prompt_a_final_or_a_tool_output_past_the_entry_limit_is_cut_saying_so() -> None:
+    t = ChatTranscripts(entry_limit_chars=100)
+    big = "x" * 1000
+    t.add("a", {"type": "turn_started", "requester_id": None, "prompt": big})
+    t.add("a", {"type": "tool_result", "tool_id": "t1", "output": big, "is_error": False})
+    t.add("a", {"type": "text", "text": big})
+    t.add("a", {"type": "final", "text": big, "is_error": False})
+    entries = t.history("a")["entries"]
+    kept = [e.get("prompt") or e.get("output") or e.get("text") for e in entries]
+    assert kept == ["x" * 100 + cut_note(900)] * 4
+
+
+def test_a_megabyte_reply_and_its_final_leave_the_turn_in_the_history() -> None:
+    t = ChatTranscripts()
+    t.add("a", {"type": "turn_started", "requester_id": None, "prompt": "ONE_LINE_REPLY"})
+    line = "y" * 1_000_000
+    for i in range(0, len(line), 16_384):
+        t.add("a", {"type": "text", "text": line[i : i + 16_384]})
+    t.add("a", {"type": "final", "text": line, "is_error": False})
+    types = [e["type"] for e in t.history("a")["entries"]]
+    assert types == ["turn_started", "text", "final"]  # the prompt is not pushed out
+    assert len(t.history("a")["entries"][1]["text"]) == 1_000_000

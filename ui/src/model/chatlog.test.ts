@@ -3,12 +3,14 @@ import { beforeEach, describe, expect, it } from "vitest";
 import {
   addUserMessage,
   askInterrupt,
+  type Entry,
   forgetTranscripts,
   markInterrupted,
   onChatEvent,
   replyAnnouncement,
   transcript,
 } from "./chatlog";
+import { Pieces } from "./longtext";
 import type { ChatEventData } from "./types";
 
 let seq = 0;
@@ -23,7 +25,7 @@ const failed = (error: string) =>
 const finished = (t: string) => ev({ type: "final", text: t, is_error: false, error: null, conversation_id: null });
 
 function answers() {
-  return transcript("a1").entries.filter((e) => e.kind === "assistant");
+  return transcript("a1").entries.filter((e): e is Entry & { kind: "assistant" } => e.kind === "assistant");
 }
 
 beforeEach(() => forgetTranscripts());
@@ -35,9 +37,8 @@ describe("an interrupted turn", () => {
     onChatEvent(text("Working on"));
     askInterrupt("a1");
     onChatEvent(failed("aborted_streaming: [ede_diagnostic] result_type=user"));
-    expect(answers()).toEqual([
-      { kind: "assistant", text: "Working on", done: true, error: null, interrupted: true },
-    ]);
+    expect(answers()).toMatchObject([{ kind: "assistant", done: true, error: null, interrupted: true }]);
+    expect(`${answers()[0].text}`).toBe("Working on");
   });
 
   it("shows as interrupted when the server says so, as a history replayed after a reload does", () => {
@@ -96,8 +97,10 @@ describe("an interrupted turn", () => {
 });
 
 describe("what a screen reader hears when a reply ends", () => {
-  const reply = (over: object) =>
-    ({ kind: "assistant", text: "", done: true, error: null, interrupted: false, ...over }) as const;
+  const reply = (over: { text?: string; interrupted?: boolean; error?: string }) =>
+    ({
+      kind: "assistant", done: true, error: null, interrupted: false, ...over, text: new Pieces(over.text ?? ""),
+    }) as const;
 
   it("names who answered and the start of the answer, in one line", () => {
     expect(replyAnnouncement("bot", reply({ text: "## Plan\n\nStep  one" }))).toBe("bot replied: ## Plan Step one");
@@ -108,5 +111,33 @@ describe("what a screen reader hears when a reply ends", () => {
     expect(replyAnnouncement("bot", reply({ interrupted: true }))).toBe("bot: interrupted");
     expect(replyAnnouncement("bot", reply({ error: "API Error: 500" }))).toBe("bot failed: API Error: 500");
     expect(replyAnnouncement("bot", { kind: "user", text: "hi", from: null, pending: false })).toBe("");
+  });
+});
+
+describe("a reply streamed in many pieces", () => {
+  it("keeps the pieces as they came: a delta costs its own size, not the reply so far", () => {
+    onChatEvent(started("ONE_LINE_REPLY"));
+    const piece = "lorem ipsum ".repeat(100);
+    for (let i = 0; i < 1000; i++) onChatEvent(text(piece));
+    const [answer] = answers();
+    expect(answer.text.pieceCount).toBe(1000);
+    expect(answer.text.length).toBe(1000 * piece.length);
+    onChatEvent(finished(piece.repeat(1000)));
+    expect(answer.text.pieceCount).toBe(1000); // the final text is not added again
+    expect(answer.done).toBe(true);
+  });
+
+  it("takes the final text when nothing streamed", () => {
+    onChatEvent(started("hi"));
+    onChatEvent(finished("whole answer"));
+    expect(`${answers()[0].text}`).toBe("whole answer");
+  });
+
+  it("is announced by its start, in a bounded time", () => {
+    onChatEvent(started("big"));
+    onChatEvent(text(`Start here. ${"z".repeat(2_000_000)}`));
+    onChatEvent(finished(""));
+    expect(replyAnnouncement("bot", answers()[0])).toMatch(/^bot replied: Start here\. z+…$/);
+    expect(answers()[0].text.pieceCount).toBe(1);
   });
 });

@@ -2,14 +2,16 @@
 // request file). A chat shown for the first time loads `chat.history` (what the server keeps, across
 // restarts too) and merges the live events by `seq`; when it has nothing (a project whose chats
 // were never logged), past turns are rebuilt from the delegation log (prompt and reply only).
+// A reply's streamed pieces are kept as they came (model/longtext.ts): a delta costs its own size.
 
 import { api } from "./api";
+import { Pieces } from "./longtext";
 import { store } from "./state";
 import type { ChatEntry, ChatHistory, ChatEventData, Delegation } from "./types";
 
 export type Entry =
   | { kind: "user"; text: string; from: string | null; pending: boolean }
-  | { kind: "assistant"; text: string; done: boolean; error: string | null; interrupted: boolean }
+  | { kind: "assistant"; text: Pieces; done: boolean; error: string | null; interrupted: boolean }
   | { kind: "tool"; id: string; name: string; input: unknown; output: string | null; isError: boolean };
 
 type Transcript = {
@@ -53,7 +55,7 @@ function changed(t: Transcript): void {
 function openAnswer(t: Transcript): Entry & { kind: "assistant" } {
   const last = t.entries[t.entries.length - 1];
   if (last?.kind === "assistant" && !last.done) return last;
-  const entry = { kind: "assistant" as const, text: "", done: false, error: null, interrupted: false };
+  const entry = { kind: "assistant" as const, text: new Pieces(), done: false, error: null, interrupted: false };
   t.entries.push(entry);
   return entry;
 }
@@ -140,7 +142,7 @@ function apply(t: Transcript, ev: ChatEntry): void {
       break;
     }
     case "text":
-      openAnswer(t).text += ev.text;
+      openAnswer(t).text.append(ev.text);
       t.busy = true;
       break;
     case "tool_use":
@@ -157,7 +159,7 @@ function apply(t: Transcript, ev: ChatEntry): void {
     }
     case "final": {
       const answer = openAnswer(t);
-      if (!answer.text) answer.text = ev.text;
+      if (!answer.text.length) answer.text.append(ev.text);
       answer.done = true;
       // The server says so (also in a history replayed after a reload), or this page asked.
       answer.interrupted = ev.is_error && (ev.interrupted === true || t.interruptAsked);
@@ -211,7 +213,7 @@ async function seedFromLog(t: Transcript, agentName: string): Promise<void> {
     const from = r.requester ? (store.agentById(r.requester)?.name ?? r.requester) : null;
     past.push({ kind: "user", text: r.prompt, from, pending: false });
     const error = r.ok ? null : (r.code ?? "failed");
-    past.push({ kind: "assistant", text: r.reply ?? "", done: true, error, interrupted: false });
+    past.push({ kind: "assistant", text: new Pieces(r.reply ?? ""), done: true, error, interrupted: false });
   }
   t.entries = [...past, ...t.entries];
 }
@@ -221,6 +223,6 @@ export function replyAnnouncement(agentName: string, e: Entry): string {
   if (e.kind !== "assistant") return "";
   if (e.interrupted) return `${agentName}: interrupted`;
   if (e.error) return `${agentName} failed: ${e.error.slice(0, 200)}`;
-  const text = e.text.replace(/\s+/g, " ").trim();
+  const text = e.text.slice(0, 1000).replace(/\s+/g, " ").trim(); // the start of a long reply only
   return `${agentName} replied: ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`;
 }

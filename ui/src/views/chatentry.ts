@@ -1,11 +1,15 @@
 // One entry of a chat: the user's message (plain text), a reply (Markdown, rendered as it streams),
-// a tool call (its own name, input and output labelled, JSON highlighted).
+// a tool call (its own name, input and output labelled, JSON highlighted). A long entry is folded
+// (views/foldedtext.ts); a reply too long to format at once is shown as plain text, never parsed.
 
 import { blockBoundary, renderDelay } from "../model/chatrender";
 import type { Entry } from "../model/chatlog";
+import { asMarkdown, folds } from "../model/longtext";
 import { renderCode, renderMarkdown } from "../model/markdown";
 import { emptyData, toolData, toolLabel } from "../model/toolcall";
+import { copyButton } from "./copybutton";
 import { h } from "./dom";
+import { FoldedText } from "./foldedtext";
 
 type Assistant = Entry & { kind: "assistant" };
 
@@ -63,7 +67,7 @@ function renderUser(e: Entry & { kind: "user" }): HTMLElement {
     "div.msg.user",
     { class: e.pending ? "pending" : "", title: e.pending ? "Waiting for its turn" : undefined },
     e.from ? h("div.msg-from", {}, `from ${e.from}`) : null,
-    e.text,
+    folds(e.text) ? new FoldedText(e.text).el : e.text,
   );
 }
 
@@ -71,6 +75,7 @@ function renderUser(e: Entry & { kind: "user" }): HTMLElement {
  * A reply. While it streams, the Markdown blocks already complete are rendered once and kept; only
  * the block being written is rendered again (and less often as it grows). Once the reply is done
  * it is rendered whole, once, so that what spans blocks (a list with blank lines) comes out right.
+ * Past MARKDOWN_MAX_CHARS it becomes plain text, folded, for good: more text only updates the fold.
  */
 class ReplyView implements EntryView {
   readonly el = h("div.msg.assistant");
@@ -81,6 +86,7 @@ class ReplyView implements EntryView {
   private tail: Node[] = [];
   private lastTailAt = -Infinity;
   private finished = false;
+  private plain: FoldedText | null = null;
 
   constructor(e: Assistant) {
     this.el.append(this.body);
@@ -90,26 +96,39 @@ class ReplyView implements EntryView {
   update(entry: Entry): number {
     const e = entry as Assistant;
     let wait = 0;
-    if (e.done) {
+    if (this.plain || !asMarkdown(e.text.length)) {
+      this.showPlain(e);
+    } else if (e.done) {
       if (!this.finished) {
         this.finished = true;
-        this.body.innerHTML = renderMarkdown(e.text);
+        this.body.innerHTML = renderMarkdown(`${e.text}`);
         decorate(this.body);
         this.tail = [];
       }
     } else {
-      wait = this.stream(e.text);
+      wait = this.stream(`${e.text}`);
     }
     this.el.classList.toggle("streaming", !e.done);
     this.el.classList.toggle("interrupted", e.interrupted);
     // An interruption without a word of answer is a marker in the flow, not an empty bubble.
-    this.el.classList.toggle("bare", e.interrupted && !e.text);
+    this.el.classList.toggle("bare", e.interrupted && !e.text.length);
     this.error.textContent = e.error ?? "";
     if (e.interrupted) this.el.append(this.marker);
     else this.marker.remove();
     if (e.error) this.el.append(this.error);
     else this.error.remove();
     return wait;
+  }
+
+  private showPlain(e: Assistant): void {
+    if (this.plain) {
+      this.plain.refresh(e.text);
+      return;
+    }
+    this.plain = new FoldedText(e.text, "plain text: too long to format");
+    this.body.replaceChildren(this.plain.el);
+    this.body.classList.add("plain");
+    this.tail = [];
   }
 
   private stream(text: string): number {
@@ -160,34 +179,6 @@ function decorate(root: ParentNode): void {
   }
 }
 
-function copyButton(text: () => string): HTMLButtonElement {
-  const btn = h("button.btn.small.code-copy", { type: "button", title: "Copy the code" }, "Copy");
-  btn.addEventListener("click", () => {
-    void copy(text()).then((ok) => {
-      btn.textContent = ok ? "Copied" : "Copy failed";
-      setTimeout(() => (btn.textContent = "Copy"), 1500);
-    });
-  });
-  return btn;
-}
-
-async function copy(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    // No clipboard API here (an older webview): copy through a selection.
-    const area = h("textarea", { value: text, readOnly: true });
-    area.style.position = "fixed";
-    area.style.opacity = "0";
-    document.body.append(area);
-    area.select();
-    const ok = document.execCommand("copy");
-    area.remove();
-    return ok;
-  }
-}
-
 function renderTool(e: Entry & { kind: "tool" }): HTMLElement {
   const { tool, server } = toolLabel(e.name);
   const input = toolData(e.input);
@@ -210,6 +201,11 @@ function renderTool(e: Entry & { kind: "tool" }): HTMLElement {
 }
 
 function section(label: string, data: { text: string; json: boolean }, cls: string): HTMLElement {
+  if (folds(data.text)) {
+    // Too long to highlight at once: plain, folded.
+    const long = new FoldedText(data.text).el;
+    return h("div.tool-section", { class: cls }, h("div.tool-label", {}, label), long);
+  }
   const code = h("code.hljs", { class: data.json ? "language-json" : "" });
   if (data.json) code.innerHTML = renderCode(data.text, "json");
   else code.textContent = data.text;

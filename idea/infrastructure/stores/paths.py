@@ -108,5 +108,10 @@ class ProjectPaths:
         # Not a slug (it has a dot): no agent's run dir can have this name.
         return self.run / "owner.lock"
 
+    @cached_property
+    def replies(self) -> Path:
+        # Not a slug (it has a dot): no agent's run dir can have this name.
+        return self.run / "replies.d"
+
     def run_dir(self, agent_name: str) -> Path:
         return self.run / agent_name

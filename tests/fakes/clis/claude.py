@@ -28,7 +28,10 @@ mid-turn, ``USE_TOOL`` shows a scripted ``mcp__idea__ping`` call answered ``pong
 ``MARKDOWN_REPLY`` (headings, a table, code, a task list), ``HOSTILE`` answers ``HOSTILE_REPLY``
 (markup that would run script if a UI let it); anything else is answered ``echo: <prompt>``.
 With ``STREAM`` in the prompt too, the answer comes in ``STREAM_PIECE``-character assistant
-messages ``STREAM_PAUSE_S`` apart, as a reply being written.
+messages ``STREAM_PAUSE_S`` apart, as a reply being written. ``HUGE_REPLY <MB>`` answers ``<MB>``
+megabytes (10**6 bytes of ASCII, ``huge_text``) in ``HUGE_PIECE``-byte assistant messages, the
+whole text in the ``result``; ``HUGE_LINE <MB>`` answers them in one assistant message (one line
+of that size), repeated in the ``result``, as the real CLI prints a long message.
 
 Usage as 2.1.332 reports it: every answered turn's ``result.usage`` is ``TURN_USAGE`` and costs
 ``TURN_COST``; ``total_cost_usd`` is the conversation's running total (recorded in the transcript,
@@ -60,6 +63,8 @@ TURN_USAGE = {
 TURN_COST = 0.0025
 RESETS_IN_S = 3600
 STREAM_PIECE, STREAM_PAUSE_S = 9, 0.01
+HUGE_PIECE = 64 * 1024
+HUGE = re.compile(r"HUGE_(REPLY|LINE) (\d+(?:\.\d+)?)")
 NO_USAGE = dict.fromkeys(TURN_USAGE, 0)
 MARKDOWN_REPLY = """## Plan for `parse()`
 
@@ -243,6 +248,16 @@ def load_mcp(opts: dict, cwd: Path) -> tuple[list[dict], list[dict]]:
     return statuses, problems
 
 
+def huge_text(size: int) -> str:
+    """``size`` bytes of numbered lines, so that a cut can be seen where it falls."""
+    lines, total, n = [], 0, 0
+    while total < size:
+        line = f"line {n:09d} of a huge reply\n"
+        lines.append(line)
+        total, n = total + len(line), n + 1
+    return "".join(lines)[:size]
+
+
 def emit(obj: dict) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
     sys.stdout.flush()
@@ -404,7 +419,15 @@ class Cli:
             text = MARKDOWN_REPLY
         elif "HOSTILE" in prompt:
             text = HOSTILE_REPLY
-        if "STREAM" in prompt:
+        huge = HUGE.search(prompt)
+        if huge:
+            text = huge_text(int(float(huge[2]) * 10**6))
+            piece = HUGE_PIECE if huge[1] == "REPLY" else len(text)
+            for start in range(0, len(text), piece):
+                self.message(
+                    turn, "assistant", [{"type": "text", "text": text[start : start + piece]}]
+                )
+        elif "STREAM" in prompt:
             for start in range(0, len(text), STREAM_PIECE):
                 piece = text[start : start + STREAM_PIECE]
                 self.message(turn, "assistant", [{"type": "text", "text": piece}])

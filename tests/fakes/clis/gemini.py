@@ -30,9 +30,10 @@ hang until killed; ``HANG_BEFORE_INIT`` hangs before ``init`` (its session holds
 the message 0.61.0 prints for a quota 429 it does not retry (``… Please retry in 3600s.``);
 ``TOOL`` reports a call of the ``idea`` server's ``ping`` tool first; ``WARN`` emits a warning
 ``error`` event first; ``HUGE_REPLY <MB>`` answers ``<MB>`` megabytes (10**6 bytes of numbered
-ASCII lines) in ``HUGE_PIECE``-byte deltas, as a long reply streams. An answered run lingers ``$FAKE_GEMINI_LINGER_S`` seconds after its result
-before it exits, as the real CLI does under load while it saves its session. Every run's
-``result.stats`` are ``STATS`` (zeros for a refused one).
+ASCII lines) in ``HUGE_PIECE``-byte deltas, as a long reply streams. An answered run lingers
+``$FAKE_GEMINI_LINGER_S`` seconds after its result before it exits, as the real CLI does under
+load while it saves its session. Every run's ``result.stats`` are ``STATS`` (zeros for a refused
+one).
 
 Each run that gets past the trust and auth checks appends one JSON line to ``$FAKE_GEMINI_LOG``
 (if set): argv, cwd, pid, the ``idea`` server it found, the include directories, the context

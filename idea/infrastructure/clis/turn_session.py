@@ -255,7 +255,7 @@ class TurnSession(ABC):
             f"than the {size_text(line.limit)} IdeA reads; the turn was stopped"
         )
         if turn is None or turn.failed:
-            log.warning("%s (outside a running turn: ignored)", message)
+            log.warning("%s (no turn of it to fail: ignored)", message)
             return
         log.warning("%s", message)
         turn.failed = True

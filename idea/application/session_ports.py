@@ -108,6 +108,8 @@ class StructuredSpec:
     tool_timeout_s: float = 600.0
     # The profile's own arguments (its ``command`` after the program), given to the CLI too.
     args: tuple[str, ...] = ()
+    # Where the whole text of a reply cut at the cap is kept (DESIGN.md §18); None: not kept.
+    replies_dir: str | None = None
 
 
 class AgentSession(Protocol):

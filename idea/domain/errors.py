@@ -16,7 +16,8 @@
     ├── CorruptFile                CORRUPT_FILE    (path, quarantined_to)
     ├── Internal                   INTERNAL
     ├── AgentFailed                AGENT_FAILED
-    │   └── RateLimited            RATE_LIMITED    (resets_at_ms)
+    │   ├── RateLimited            RATE_LIMITED    (resets_at_ms)
+    │   └── LineTooLong            LINE_TOO_LONG
     ├── Unavailable                UNAVAILABLE
     │   ├── HostUnreachable        HOST_UNREACHABLE   (host, address)
     │   ├── HostIdeaMissing        HOST_IDEA_MISSING  (host)
@@ -192,6 +193,13 @@ class RateLimited(AgentFailed):
 
     def details(self) -> dict[str, str]:
         return {} if self.resets_at_ms is None else {"resets_at_ms": str(self.resets_at_ms)}
+
+
+class LineTooLong(AgentFailed):
+    """The agent's CLI printed one stream line longer than IdeA reads (DESIGN.md §18): the line
+    was dropped and the turn failed; the session takes the next turn."""
+
+    code = "LINE_TOO_LONG"
 
 
 class Unavailable(IdeaError):

@@ -275,6 +275,7 @@ def default_starter(
         ),
         with_mcp=with_mcp,
         folder_of=services.workspaces.folder,
+        replies_dir=services.paths.replies,
     )
 
 

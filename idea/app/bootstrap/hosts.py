@@ -79,6 +79,7 @@ def host_server(root: Path, grace_s: float) -> HostServer:
             folder_of=lambda _agent: root,
             mcp_endpoint=mcp_socket,
             agent_key_of=key_of,
+            replies_dir=paths.replies,
         )
 
     def mcp_socket(project_id: str) -> str:

@@ -53,9 +53,12 @@ class CliSessionStarter:
         folder_of: Callable[[Agent], Path] | None = None,
         mcp_endpoint: str | None = None,
         agent_key_of: Callable[[str], bytes] | None = None,
+        replies_dir: Path | None = None,
     ) -> None:
         """``mcp_endpoint``/``agent_key_of``: on a remote host (§16), the socket SSH forwards to
-        the project's endpoint and the key IdeA sent for each agent (default: this project's)."""
+        the project's endpoint and the key IdeA sent for each agent (default: this project's);
+        ``replies_dir``: where structured sessions keep the whole text of a reply they cut."""
+        self._replies_dir = replies_dir
         # Where an agent's CLI works: the project, or its own worktree (made on first use).
         self._folder_of = folder_of or (lambda _agent: paths.root)
         self._paths = paths
@@ -149,6 +152,7 @@ class CliSessionStarter:
             permission_mode=agent.permission_mode,
             tool_timeout_s=self._tool_timeout_s,
             args=tuple(profile.command[1:]),
+            replies_dir=None if self._replies_dir is None else str(self._replies_dir),
         )
 
     def _mcp_entry(self, agent: Agent, run_dir: Path) -> McpServerEntry:

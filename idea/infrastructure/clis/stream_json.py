@@ -11,6 +11,7 @@ CLI adds types and fields often, so only the fields read here are relied on.
     user tool_result   -> ToolResult
     result             -> ClaudeResult(TurnFinished, user_message_uuids)
     control_response   -> ControlResponse(request_id, ok, response, error)
+    a line too long    -> OverlongLine (the decoder dropped it)
 
 A result is an error when ``is_error`` is true, whatever its ``subtype`` (API errors arrive as
 ``subtype: "success"``); error results carry ``errors[]`` (Qwen: ``error.message``) instead of
@@ -26,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.session_events import SessionEvent, TextDelta, ToolResult, ToolUse, TurnFinished
-from idea.infrastructure.clis.ndjson import NdjsonDecoder, NdjsonItem, encode_line
+from idea.infrastructure.clis.ndjson import NdjsonDecoder, NdjsonItem, OverlongLine, encode_line
 from idea.infrastructure.clis.stream_json_usage import (
     ClaudeUsage,
     TurnUsageMeter,
@@ -73,7 +74,7 @@ class ControlResponse:
     error: str | None = None
 
 
-ClaudeItem = SessionEvent | ClaudeInit | ClaudeResult | ControlResponse
+ClaudeItem = SessionEvent | ClaudeInit | ClaudeResult | ControlResponse | OverlongLine
 
 
 class ClaudeStreamParser:
@@ -102,6 +103,8 @@ class ClaudeStreamParser:
         for line in lines:
             if isinstance(line, dict):
                 out.extend(self._decode_object(line))
+            elif isinstance(line, OverlongLine):
+                out.append(line)
         return out
 
     def _decode_object(self, obj: JsonObject) -> list[ClaudeItem]:

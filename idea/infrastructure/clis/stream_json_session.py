@@ -13,6 +13,9 @@ differ only in their flags and in how IdeA's MCP server is declared: the subclas
   ``send`` restarts it resuming the conversation, which keeps the conversation id.
 * An interrupt that does not settle (``_recover``) kills the process and restarts it at once,
   resumed; if that restart fails the session ends. Shutdown closes stdin, then kills the tree.
+* A line too long to read fails the running turn with ``LineTooLong`` once the turn's
+  ``system/init`` was seen (before it, the line is the rest of an earlier turn); the turn then
+  settles as an abandoned one. The turn's answer is cut at the cap (``TurnSession._bounded``).
 """
 
 from __future__ import annotations
@@ -24,12 +27,14 @@ import logging
 import uuid
 from abc import abstractmethod
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar, Self
 
 from idea.application.session_ports import StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaError, Unavailable
 from idea.domain.json_types import JsonObject
+from idea.infrastructure.clis.ndjson import OverlongLine
 from idea.infrastructure.clis.stream_json import (
     ClaudeInit,
     ClaudeItem,
@@ -78,7 +83,7 @@ class StreamJsonSession(TurnSession):
     usage_meter: ClassVar[type[TurnUsageMeter]] = ClaudeUsage
 
     def __init__(self, spec: StructuredSpec, command: Sequence[str] | None = None) -> None:
-        super().__init__(Path(spec.run_dir).name or self.cli_name)
+        super().__init__(Path(spec.run_dir).name or self.cli_name, spec.replies_dir)
         self.spec = spec
         self._command = tuple(command) if command else spec.program
         self._mcp_file: Path | None = None
@@ -274,7 +279,14 @@ class StreamJsonSession(TurnSession):
             return
         if cli is not self._cli:
             return  # the last words of a process being replaced or shut down
-        if isinstance(item, ClaudeInit):
+        if isinstance(item, OverlongLine):
+            if self.busy and self._turn_began.is_set():
+                self._line_too_long(item, self.cli_name)
+            else:
+                log.warning(
+                    "%s: ignored a line of %s bytes between turns", self.name, item.seen_bytes
+                )
+        elif isinstance(item, ClaudeInit):
             if self.busy:
                 self._turn_began.set()
             self._set_conversation_id(item.session_id)
@@ -292,8 +304,9 @@ class StreamJsonSession(TurnSession):
         if result.user_message_uuids and self._turn_uuid not in result.user_message_uuids:
             log.warning("%s: ignored a result for another prompt", self.name)
             return
-        self._set_conversation_id(result.finished.conversation_id)
-        self._emit(result.finished)
+        finished = result.finished
+        self._set_conversation_id(finished.conversation_id)
+        self._emit(replace(finished, text=self._bounded(finished.text)))
 
 
 def _stderr(cli: _Cli) -> str:

@@ -4,6 +4,12 @@ A turn starts with ``send`` and ends when the adapter reports ``TurnFinished`` o
 that stops listening (timeout, cancellation) abandons the turn: the session interrupts it and waits,
 bounded, for it to settle, so the next ``send`` finds the session free. The session is only ended
 by ``shutdown`` or by its CLI dying for good.
+
+What a turn passes on is bounded (DESIGN.md §18): its text events carry at most
+``REPLY_CAP_BYTES`` (then one line saying how much more there was), adapters build its answer
+with ``_answer_text``/``_bounded`` (the whole text of a cut answer kept in the replies folder),
+and a stream line too long to read fails the turn it belongs to with ``LineTooLong`` while the
+turn itself settles like an abandoned one, so the next ``send`` works.
 """
 
 from __future__ import annotations
@@ -14,16 +20,28 @@ import logging
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
+from pathlib import Path
 
 from idea.domain.errors import (
     AgentFailed,
     Conflict,
     IdeaError,
     IdeaTimeout,
+    LineTooLong,
     RateLimited,
     Unavailable,
 )
-from idea.domain.session_events import SessionEvent, TurnFinished
+from idea.domain.session_events import SessionEvent, TextDelta, TurnFinished
+from idea.infrastructure.clis.answer_text import (
+    REPLY_CAP_BYTES,
+    AnswerText,
+    ReplySpill,
+    cut_line,
+    size_text,
+    utf8_head,
+)
+from idea.infrastructure.clis.ndjson import OverlongLine
+from idea.infrastructure.stores.replies import ReplyFiles
 
 log = logging.getLogger(__name__)
 
@@ -36,14 +54,19 @@ class _Turn:
         self.done = asyncio.Event()
         self.abandoned = False
         self.interrupted = False  # ``interrupt()`` was asked for while it ran
+        self.failed = False  # its caller was told it failed; the CLI may still be ending it
+        self.shown_bytes = 0  # text passed on in its ``TextDelta``s
+        self.hidden_bytes = 0  # text past the cap, not passed on
 
 
 class TurnSession(ABC):
     """Base of the structured adapters; subclasses implement the four abstract methods and call
     ``_emit`` / ``_fail_turn`` from their output handlers."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, replies_dir: str | None = None) -> None:
+        """``replies_dir``: where the whole text of an answer cut at the cap is kept."""
         self.name = name
+        self._replies = ReplyFiles(Path(replies_dir)) if replies_dir else None
         self._conversation_id: str | None = None
         self._listeners: list[Callable[[SessionEvent], None]] = []
         self._turn: _Turn | None = None
@@ -173,6 +196,13 @@ class TurnSession(ABC):
     def _emit(self, event: SessionEvent) -> None:
         """Report an event of the running turn (events outside a turn only reach listeners)."""
         turn = self._turn
+        if turn is not None and isinstance(event, TextDelta):
+            shown = _shown(turn, event)
+            if shown is None:
+                return
+            event = shown
+        if turn is not None and isinstance(event, TurnFinished) and turn.hidden_bytes:
+            self._pass_on(turn, TextDelta("\n" + _chat_cut_line(turn, event.text)))
         if (
             turn is not None
             and turn.interrupted
@@ -180,6 +210,9 @@ class TurnSession(ABC):
             and event.is_error
         ):
             event = replace(event, interrupted=True)
+        self._pass_on(turn, event)
+
+    def _pass_on(self, turn: _Turn | None, event: SessionEvent) -> None:
         for listener in list(self._listeners):
             try:
                 listener(event)
@@ -187,9 +220,46 @@ class TurnSession(ABC):
                 log.exception("%s: session listener failed", self.name)
         if turn is None:
             return
-        turn.queue.put_nowait(event)
+        if not turn.failed:  # nobody reads a failed turn's events any more
+            turn.queue.put_nowait(event)
         if isinstance(event, TurnFinished):
             self._end_turn(turn)
+
+    def _answer_text(self) -> AnswerText:
+        """A new bounded answer whose whole text, once cut, is kept in the replies folder."""
+        replies = self._replies
+        if replies is None:
+            return AnswerText()
+
+        def spill() -> ReplySpill:
+            return replies.open(self.name)
+
+        return AnswerText(spill=spill)
+
+    def _bounded(self, text: str) -> str:
+        """``text`` (a whole answer) cut at the cap, its whole text kept if it was cut."""
+        if len(text) * 4 <= REPLY_CAP_BYTES:  # cannot be over the cap: no need to count
+            return text
+        answer = self._answer_text()
+        answer.add(text)
+        return answer.text()
+
+    def _line_too_long(self, line: OverlongLine, cli_name: str) -> None:
+        """A line too long to read (dropped by the decoder): the running turn fails with
+        ``LineTooLong`` now; the turn itself then settles as an abandoned one (interrupted,
+        or its CLI restarted), so the session takes the next turn. Adapters call it only for a
+        line of the running turn: a leftover of an earlier one must not fail this one."""
+        turn = self._turn
+        message = (
+            f"{self.name}: {cli_name} printed a line of {size_text(line.seen_bytes)}, longer "
+            f"than the {size_text(line.limit)} IdeA reads; the turn was stopped"
+        )
+        if turn is None or turn.failed:
+            log.warning("%s (no turn of it to fail: ignored)", message)
+            return
+        log.warning("%s", message)
+        turn.failed = True
+        turn.queue.put_nowait(LineTooLong(message))
 
     def _fail_turn(self, error: IdeaError) -> None:
         """End the running turn with ``error`` (the CLI died, or the session was shut down).
@@ -242,3 +312,27 @@ class TurnSession(ABC):
         if task is not None and not task.done():
             with contextlib.suppress(Exception):
                 await asyncio.shield(task)
+
+
+def _shown(turn: _Turn, delta: TextDelta) -> TextDelta | None:
+    """What of ``delta`` the turn passes on: all of it up to the cap, then nothing."""
+    data = delta.text.encode("utf-8", "surrogatepass")
+    if turn.hidden_bytes:
+        turn.hidden_bytes += len(data)
+        return None
+    room = REPLY_CAP_BYTES - turn.shown_bytes
+    if len(data) <= room:
+        turn.shown_bytes += len(data)
+        return delta
+    head = utf8_head(data, room)
+    kept = len(head.encode("utf-8", "surrogatepass"))
+    turn.shown_bytes += kept
+    turn.hidden_bytes = len(data) - kept
+    return TextDelta(head) if head else None
+
+
+def _chat_cut_line(turn: _Turn, answer: str) -> str:
+    """The line that ends a turn's cut text: the answer's own cut line when it has one (it says
+    where the whole text is), else how much the text events left out."""
+    last = answer[answer.rfind("\n") + 1 :]
+    return last if last.startswith("[reply cut: ") else cut_line(turn.hidden_bytes, None)

@@ -113,5 +113,10 @@ class ProjectPaths:
         # IdeA's writers of agent files and of the policy hold ``run/edits.lock`` (file_version.py).
         return self.run / "edits"
 
+    @cached_property
+    def replies(self) -> Path:
+        # Not a slug (it has a dot): no agent's run dir can have this name.
+        return self.run / "replies.d"
+
     def run_dir(self, agent_name: str) -> Path:
         return self.run / agent_name

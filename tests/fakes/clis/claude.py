@@ -31,6 +31,10 @@ mid-turn, ``USE_TOOL`` shows a scripted ``mcp__idea__ping`` call answered ``pong
 With ``STREAM`` in the prompt too, the answer comes in ``STREAM_PIECE``-character assistant
 messages ``STREAM_PAUSE_S`` apart, as a reply being written; ``ONE_LINE_REPLY <n> STREAM [<k>]``
 comes in ``k``-character pieces (default ``LINE_PIECE``) with no pause, as fast as they are read.
+``HUGE_REPLY <MB>`` answers ``<MB>`` megabytes (10**6 bytes of ASCII, ``huge_text``) in
+``HUGE_PIECE``-byte assistant messages, the whole text in the ``result``; ``HUGE_LINE <MB>``
+answers them in one assistant message (one line of that size), repeated in the ``result``, as the
+real CLI prints a long message.
 
 Usage as 2.1.332 reports it: every answered turn's ``result.usage`` is ``TURN_USAGE`` and costs
 ``TURN_COST``; ``total_cost_usd`` is the conversation's running total (recorded in the transcript,
@@ -63,6 +67,8 @@ TURN_COST = 0.0025
 RESETS_IN_S = 3600
 STREAM_PIECE, STREAM_PAUSE_S = 9, 0.01
 LINE_PIECE = 16_384
+HUGE_PIECE = 64 * 1024
+HUGE = re.compile(r"HUGE_(REPLY|LINE) (\d+(?:\.\d+)?)")
 NO_USAGE = dict.fromkeys(TURN_USAGE, 0)
 MARKDOWN_REPLY = """## Plan for `parse()`
 
@@ -256,6 +262,16 @@ def load_mcp(opts: dict, cwd: Path) -> tuple[list[dict], list[dict]]:
     return statuses, problems
 
 
+def huge_text(size: int) -> str:
+    """``size`` bytes of numbered lines, so that a cut can be seen where it falls."""
+    lines, total, n = [], 0, 0
+    while total < size:
+        line = f"line {n:09d} of a huge reply\n"
+        lines.append(line)
+        total, n = total + len(line), n + 1
+    return "".join(lines)[:size]
+
+
 def emit(obj: dict) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
     sys.stdout.flush()
@@ -421,7 +437,15 @@ class Cli:
         if one := re.search(r"ONE_LINE_REPLY (\d+)(?: STREAM (\d+))?", prompt):
             text = one_line(int(one[1]))
             step, pause = int(one[2] or LINE_PIECE), 0.0
-        if "STREAM" in prompt:
+        huge = HUGE.search(prompt)
+        if huge:
+            text = huge_text(int(float(huge[2]) * 10**6))
+            piece = HUGE_PIECE if huge[1] == "REPLY" else len(text)
+            for start in range(0, len(text), piece):
+                self.message(
+                    turn, "assistant", [{"type": "text", "text": text[start : start + piece]}]
+                )
+        elif "STREAM" in prompt:
             for start in range(0, len(text), step):
                 piece = text[start : start + step]
                 self.message(turn, "assistant", [{"type": "text", "text": piece}])

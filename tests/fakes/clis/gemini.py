@@ -29,9 +29,11 @@ hang until killed; ``HANG_BEFORE_INIT`` hangs before ``init`` (its session holds
 ``FAIL`` ends with ``result{status: "error"}`` and exit 1; ``RATELIMIT`` ends the same way with
 the message 0.61.0 prints for a quota 429 it does not retry (``… Please retry in 3600s.``);
 ``TOOL`` reports a call of the ``idea`` server's ``ping`` tool first; ``WARN`` emits a warning
-``error`` event first. An answered run lingers ``$FAKE_GEMINI_LINGER_S`` seconds after its result
-before it exits, as the real CLI does under load while it saves its session. Every run's
-``result.stats`` are ``STATS`` (zeros for a refused one).
+``error`` event first; ``HUGE_REPLY <MB>`` answers ``<MB>`` megabytes (10**6 bytes of numbered
+ASCII lines) in ``HUGE_PIECE``-byte deltas, as a long reply streams. An answered run lingers
+``$FAKE_GEMINI_LINGER_S`` seconds after its result before it exits, as the real CLI does under
+load while it saves its session. Every run's ``result.stats`` are ``STATS`` (zeros for a refused
+one).
 
 Each run that gets past the trust and auth checks appends one JSON line to ``$FAKE_GEMINI_LOG``
 (if set): argv, cwd, pid, the ``idea`` server it found, the include directories, the context
@@ -53,6 +55,9 @@ import threading
 import time
 import uuid
 from pathlib import Path
+
+HUGE = re.compile(r"HUGE_REPLY (\d+(?:\.\d+)?)")
+HUGE_PIECE = 64 * 1024
 
 UNTRUSTED = (
     "\x1b[31mGemini CLI is not running in a trusted directory. To proceed, either use "
@@ -179,15 +184,32 @@ def main() -> int:
         error = {"type": "unknown", "message": QUOTA_MESSAGE}
         emit("result", status="error", error=error, stats={**NO_STATS, "tool_calls": 0})
         return 1
-    reply = f"echo: {prompt}"
-    half = len(reply) // 2
-    emit("message", role="assistant", content=reply[:half], delta=True)
-    emit("message", role="assistant", content=reply[half:], delta=True)
-    append(session_file, message("gemini", reply))
+    huge = HUGE.search(prompt)
+    if huge:
+        reply = huge_text(int(float(huge[1]) * 10**6))
+        for start in range(0, len(reply), HUGE_PIECE):
+            emit("message", role="assistant", content=reply[start : start + HUGE_PIECE], delta=True)
+        append(session_file, message("gemini", reply[:1000]))
+    else:
+        reply = f"echo: {prompt}"
+        half = len(reply) // 2
+        emit("message", role="assistant", content=reply[:half], delta=True)
+        emit("message", role="assistant", content=reply[half:], delta=True)
+        append(session_file, message("gemini", reply))
     emit("result", status="success", stats={**STATS, "tool_calls": int("TOOL" in prompt)})
     # The real CLI still saves and flushes after its result: under load that takes seconds.
     time.sleep(float(os.environ.get("FAKE_GEMINI_LINGER_S") or 0))
     return 0
+
+
+def huge_text(size: int) -> str:
+    """``size`` bytes of numbered lines, so that a cut can be seen where it falls."""
+    lines, total, n = [], 0, 0
+    while total < size:
+        line = f"line {n:09d} of a huge reply\n"
+        lines.append(line)
+        total, n = total + len(line), n + 1
+    return "".join(lines)[:size]
 
 
 def emit(kind: str, **fields: object) -> None:

@@ -22,8 +22,9 @@ class FakeAgentSession(TurnSession):
         name: str = "fake",
         reply: Callable[[str], str] = lambda prompt: f"echo: {prompt}",
         conversation_id: str = "conv-fake",
+        replies_dir: str | None = None,
     ) -> None:
-        super().__init__(name)
+        super().__init__(name, replies_dir)
         self.reply = reply
         self.prompts: list[str] = []
         self.interrupts = 0

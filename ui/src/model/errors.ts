@@ -21,6 +21,8 @@ const TITLES: Record<string, string> = {
   DEPTH_EXCEEDED: "Chain too deep",
   BUDGET_EXCEEDED: "Token budget spent",
   RATE_LIMITED: "Rate-limited",
+  // A stream line longer than IdeA reads (DESIGN.md §18): the turn failed, the agent goes on.
+  LINE_TOO_LONG: "Agent output line too long",
   LOST: "Ask lost",
   // Agents on other hosts (DESIGN.md §16): the SSH link and the host's IdeA.
   HOST_KEY_UNKNOWN: "Unknown host key",

@@ -67,6 +67,7 @@ from idea.infrastructure.clis.codex.stream import (
 )
 from idea.infrastructure.clis.codex.usage import codex_rate_limit, codex_turn_usage
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
+from idea.infrastructure.clis.ndjson import OverlongLine
 from idea.infrastructure.clis.turn_session import TurnSession
 from idea.infrastructure.processes.cli_process import CliProcess
 from idea.infrastructure.processes.system import SystemClock
@@ -105,7 +106,9 @@ async def start_codex_session(
 
 class CodexSession(TurnSession):
     def __init__(self, spec: StructuredSpec, argv: Sequence[str]) -> None:
-        super().__init__(os.path.basename(os.path.normpath(spec.run_dir)) or "codex")
+        super().__init__(
+            os.path.basename(os.path.normpath(spec.run_dir)) or "codex", spec.replies_dir
+        )
         self._spec = spec
         self._argv = list(argv)
         self._proc: CliProcess | None = None
@@ -281,6 +284,12 @@ class CodexSession(TurnSession):
         elif isinstance(message, TurnEnded):
             if self._current(message.turn_id):
                 self._finish(message)
+        elif isinstance(message, OverlongLine):
+            # Before turn/started the line is the rest of an earlier turn.
+            if self.busy and self._turn_started.is_set():
+                self._line_too_long(message, "codex")
+            else:
+                log.warning("%s: ignored a line of %s bytes", self.name, message.seen_bytes)
         elif isinstance(message, UsageUpdated):
             self._usage_updated(message)
         elif isinstance(message, RateLimitsUpdated):
@@ -327,7 +336,7 @@ class CodexSession(TurnSession):
         self._turn_started.set()  # nothing left to interrupt: wake a waiting interrupt
         self._emit(
             TurnFinished(
-                text=ended.text,
+                text=self._bounded(ended.text),
                 is_error=failed,
                 error=ended.error if failed else None,
                 conversation_id=self.conversation_id,

@@ -10,6 +10,8 @@ The write side builds our requests (``thread_params``: context and MCP bridge in
 and the answers to the server's requests. Shapes: protocols/AGENT_CLI_PROTOCOLS.md §B.5,
 re-observed on codex 0.171.0.
 ``TurnEnded.detail``, ``UsageUpdated`` and ``RateLimitsUpdated`` are read by ``codex/usage.py``.
+A line too long to read comes out as the decoder's ``OverlongLine``; what is held of a message's
+deltas is bounded by the line limit (a longer message cannot complete in one line).
 """
 
 from __future__ import annotations
@@ -23,7 +25,14 @@ from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse
 from idea.infrastructure.clis.codex.declaration import mcp_server_config
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
-from idea.infrastructure.clis.ndjson import NdjsonDecoder, NonJsonLine, encode_line
+from idea.infrastructure.clis.ndjson import (
+    MAX_LINE_BYTES,
+    NdjsonDecoder,
+    NdjsonItem,
+    NonJsonLine,
+    OverlongLine,
+    encode_line,
+)
 
 METHOD_NOT_FOUND = -32601
 SANDBOX = "workspace-write"
@@ -125,7 +134,31 @@ CodexMessage = (
     | McpStartup
     | Notice
     | NonJsonLine
+    | OverlongLine
 )
+
+
+class _Streamed:
+    """The deltas of one agent message: their length, and their text while it could still be
+    compared with a completed message (one line, so at most the line limit)."""
+
+    def __init__(self, text: str = "") -> None:
+        self.length = len(text)
+        self.parts: list[str] | None = [text]
+
+    def add(self, delta: str) -> None:
+        self.length += len(delta)
+        if self.parts is not None:
+            self.parts.append(delta)
+            if self.length > MAX_LINE_BYTES:
+                self.parts = None
+
+    def rest_of(self, text: str) -> str:
+        """What ``text`` (the completed message) has beyond the deltas, if they are its start."""
+        if self.parts is None or len(text) <= self.length:
+            return ""
+        return text[self.length :] if text.startswith("".join(self.parts)) else ""
+
 
 _QUIET = frozenset(
     {
@@ -152,15 +185,15 @@ class CodexStream:
     # --- internals --------------------------------------------------------------------------
 
     def _reset_turn(self) -> None:
-        self._streamed: dict[str, str] = {}  # agent message id -> text sent as deltas
+        self._streamed: dict[str, _Streamed] = {}  # agent message id -> its deltas
         self._last_text = ""
         self._wrote_text = False
         self._tools_shown: set[str] = set()
 
-    def _decode(self, items: list[JsonObject | NonJsonLine]) -> list[CodexMessage]:
+    def _decode(self, items: list[NdjsonItem]) -> list[CodexMessage]:
         out: list[CodexMessage] = []
         for item in items:
-            if isinstance(item, NonJsonLine):
+            if isinstance(item, NonJsonLine | OverlongLine):
                 out.append(item)
             else:
                 out.extend(self._message(item))
@@ -219,8 +252,8 @@ class CodexStream:
         out: list[CodexMessage] = []
         if item_id not in self._streamed:
             out += self._separator(turn_id)
-            self._streamed[item_id] = ""
-        self._streamed[item_id] += delta
+            self._streamed[item_id] = _Streamed()
+        self._streamed[item_id].add(delta)
         self._wrote_text = True
         out.append(TurnOutput(turn_id, TextDelta(delta)))
         return out
@@ -240,14 +273,15 @@ class CodexStream:
             if streamed is None:
                 if not text:
                     return []
-                self._streamed[item_id] = text
+                self._streamed[item_id] = _Streamed(text)
                 separator = self._separator(turn_id)
                 self._wrote_text = True
                 return [*separator, TurnOutput(turn_id, TextDelta(text))]
-            if text.startswith(streamed) and len(text) > len(streamed):
+            rest = streamed.rest_of(text)
+            if rest:
                 # Deltas were lost or coalesced: send the rest so the chat shows the whole text.
-                self._streamed[item_id] = text
-                return [TurnOutput(turn_id, TextDelta(text[len(streamed) :]))]
+                self._streamed[item_id] = _Streamed(text)
+                return [TurnOutput(turn_id, TextDelta(rest))]
             return []
         tool = _tool_call(kind, item)
         if tool is None:

@@ -41,7 +41,7 @@ import os
 import re
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -57,6 +57,7 @@ from idea.infrastructure.clis.gemini.stream import (
     GeminiStreamParser,
 )
 from idea.infrastructure.clis.mcp_list import connected_line, run_mcp_list
+from idea.infrastructure.clis.ndjson import OverlongLine
 from idea.infrastructure.clis.turn_session import TurnSession
 from idea.infrastructure.files.atomic import write_atomic
 from idea.infrastructure.files.json_document import encode_json
@@ -176,14 +177,16 @@ class _Run:
 
     prompt: str
     resumed: bool
-    parser: GeminiStreamParser = field(default_factory=GeminiStreamParser)
+    parser: GeminiStreamParser
     proc: CliProcess | None = None
     saw_init: bool = False
 
 
 class GeminiSession(TurnSession):
     def __init__(self, spec: StructuredSpec, program: Sequence[str]) -> None:
-        super().__init__(os.path.basename(os.path.normpath(spec.run_dir)) or "gemini")
+        super().__init__(
+            os.path.basename(os.path.normpath(spec.run_dir)) or "gemini", spec.replies_dir
+        )
         self._spec = spec
         self._program = tuple(program)
         self._env = {**spec.env, TRUST_ENV: "true"}
@@ -243,7 +246,7 @@ class GeminiSession(TurnSession):
     # --- processes ----------------------------------------------------------------------------
 
     async def _spawn(self, prompt: str) -> None:
-        run = _Run(prompt, resumed=self._used)
+        run = _Run(prompt, self._used, GeminiStreamParser(answer=self._answer_text()))
         argv = [
             *self._program,
             *self._spec.args,
@@ -312,6 +315,8 @@ class GeminiSession(TurnSession):
                 self._set_conversation_id(item.session_id)
             elif isinstance(item, GeminiNotice):
                 log.info("%s: gemini %s: %s", self.name, item.severity, item.message)
+            elif isinstance(item, OverlongLine):
+                self._line_too_long(item, "gemini")  # one run per turn: this turn's line
             else:
                 self._emit(item)
 

@@ -11,11 +11,12 @@ and event types it does not know are skipped: only the fields read here are reli
     tool_result{tool_id, status, output?, error?} -> ToolResult
     error{severity, message}               -> GeminiNotice (never ends the turn)
     result{status, error?}                 -> TurnFinished
+    a line too long                        -> OverlongLine (the decoder dropped it)
 
 The final text joins the assistant deltas; text written after a tool call starts on a new line,
-as the CLI's own text output does. An error ``result`` without an ``error`` field takes its
-message from the last ``error`` event of severity ``error`` (the CLI reports an invalid model
-stream that way).
+as the CLI's own text output does; it is bounded by ``answer`` (``answer_text``). An error
+``result`` without an ``error`` field takes its message from the last ``error`` event of severity
+``error`` (the CLI reports an invalid model stream that way).
 
 Usage is the run's ``result.stats`` (one process per turn, so the turn's): ``input_tokens``
 counts the cached tokens too, ``input`` does not. A refused request (0.61.0, observed): the CLI
@@ -35,7 +36,7 @@ from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.session_events import SessionEvent, TextDelta, ToolResult, ToolUse, TurnFinished
 from idea.domain.usage import RateLimit, Usage
 from idea.infrastructure.clis.answer_text import AnswerText
-from idea.infrastructure.clis.ndjson import NdjsonDecoder, NdjsonItem
+from idea.infrastructure.clis.ndjson import NdjsonDecoder, NdjsonItem, OverlongLine
 from idea.infrastructure.clis.rate_limits import rate_limit, reset_in_text, says_rate_limited
 from idea.infrastructure.processes.system import SystemClock
 
@@ -56,16 +57,19 @@ class GeminiNotice:
     message: str
 
 
-GeminiItem = SessionEvent | GeminiInit | GeminiNotice
+GeminiItem = SessionEvent | GeminiInit | GeminiNotice | OverlongLine
 
 
 class GeminiStreamParser:
-    """``now_ms``: the clock a relative reset time ("retry in 33s") is counted from."""
+    """``now_ms``: the clock a relative reset time ("retry in 33s") is counted from;
+    ``answer``: what builds the final text (default: cut at the cap, not kept)."""
 
-    def __init__(self, now_ms: Callable[[], int] | None = None) -> None:
+    def __init__(
+        self, now_ms: Callable[[], int] | None = None, answer: AnswerText | None = None
+    ) -> None:
         self._now_ms = now_ms or SystemClock().now_ms
         self._lines = NdjsonDecoder()
-        self._answer = AnswerText()
+        self._answer = answer if answer is not None else AnswerText()
         self._session_id: str | None = None
         self._last_error: str | None = None
         self._finished = False
@@ -89,7 +93,9 @@ class GeminiStreamParser:
     def _decode(self, items: list[NdjsonItem]) -> list[GeminiItem]:
         out: list[GeminiItem] = []
         for item in items:
-            if isinstance(item, dict) and not self._finished:
+            if isinstance(item, OverlongLine) and not self._finished:
+                out.append(item)
+            elif isinstance(item, dict) and not self._finished:
                 event = self._event(item)
                 if event is not None:
                     out.append(event)

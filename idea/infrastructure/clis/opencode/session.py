@@ -30,6 +30,7 @@ from idea.domain.profile import AdapterKind
 from idea.domain.session_events import SessionEvent
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME, write_run_dir_file
 from idea.infrastructure.clis.mcp_list import run_mcp_list
+from idea.infrastructure.clis.ndjson import OverlongLine
 from idea.infrastructure.clis.opencode.stream import OpenCodeStreamParser
 from idea.infrastructure.clis.turn_session import TurnSession
 from idea.infrastructure.files.atomic import write_atomic
@@ -74,7 +75,9 @@ def prepare_run_dir(spec: StructuredSpec) -> dict[str, str]:
 
 class OpenCodeSession(TurnSession):
     def __init__(self, spec: StructuredSpec, program: Sequence[str]) -> None:
-        super().__init__(os.path.basename(os.path.normpath(spec.run_dir)) or "opencode")
+        super().__init__(
+            os.path.basename(os.path.normpath(spec.run_dir)) or "opencode", spec.replies_dir
+        )
         self._spec = spec
         self._program = tuple(program)
         self._env = {**spec.env, **prepare_run_dir(spec)}
@@ -103,7 +106,7 @@ class OpenCodeSession(TurnSession):
             argv.append(f"--session={self.conversation_id}")
         if self._spec.model:
             argv.append(f"--model={self._spec.model}")
-        parser = OpenCodeStreamParser()
+        parser = OpenCodeStreamParser(answer=self._answer_text())
         proc = await CliProcess.start(
             argv,
             cwd=self._spec.cwd,
@@ -133,10 +136,15 @@ class OpenCodeSession(TurnSession):
     def _on_stdout(self, parser: OpenCodeStreamParser, data: bytes) -> None:
         self._handle(parser, parser.feed(data))
 
-    def _handle(self, parser: OpenCodeStreamParser, events: list[SessionEvent]) -> None:
+    def _handle(
+        self, parser: OpenCodeStreamParser, events: list[SessionEvent | OverlongLine]
+    ) -> None:
         self._set_conversation_id(parser.session_id)
         for event in events:
-            self._emit(event)
+            if isinstance(event, OverlongLine):
+                self._line_too_long(event, "opencode")  # one run per turn: this turn's line
+            else:
+                self._emit(event)
 
     def _on_exit(self, parser: OpenCodeStreamParser, code: int) -> None:
         self._handle(parser, parser.flush())

@@ -11,8 +11,10 @@ the one ``TurnFinished``.
                                                         -> ToolUse, then ToolResult
     step_finish{part: {tokens, cost}}                   -> added to the turn's usage
     error{error: {name, data: {message, statusCode?}}}  -> remembered: the turn is an error
+    a line too long                                     -> OverlongLine (dropped)
 
-The final text joins the text parts; one written after a tool call starts on a new line.
+The final text joins the text parts; one written after a tool call starts on a new line; it is
+bounded by ``answer`` (``answer_text``).
 Usage (1.18.33): each model call ends with a ``step_finish`` whose ``tokens`` are ``input``
 (without the cache), ``output`` (without the reasoning), ``reasoning`` and ``cache.read`` /
 ``cache.write``, and whose ``cost`` is in USD (0 for a model without a price). A 429 is retried
@@ -28,7 +30,7 @@ from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.session_events import SessionEvent, TextDelta, ToolResult, ToolUse, TurnFinished
 from idea.domain.usage import RateLimit, Usage
 from idea.infrastructure.clis.answer_text import AnswerText
-from idea.infrastructure.clis.ndjson import NdjsonDecoder, NdjsonItem
+from idea.infrastructure.clis.ndjson import NdjsonDecoder, NdjsonItem, OverlongLine
 from idea.infrastructure.clis.rate_limits import (
     rate_limit,
     reset_in_text,
@@ -39,12 +41,15 @@ from idea.infrastructure.processes.system import SystemClock
 
 
 class OpenCodeStreamParser:
-    """``now_ms``: the clock a relative reset time ("retry-after: 30") is counted from."""
+    """``now_ms``: the clock a relative reset time ("retry-after: 30") is counted from;
+    ``answer``: what builds the final text (default: cut at the cap, not kept)."""
 
-    def __init__(self, now_ms: Callable[[], int] | None = None) -> None:
+    def __init__(
+        self, now_ms: Callable[[], int] | None = None, answer: AnswerText | None = None
+    ) -> None:
         self._now_ms = now_ms or SystemClock().now_ms
         self._lines = NdjsonDecoder()
-        self._answer = AnswerText()
+        self._answer = answer if answer is not None else AnswerText()
         self._session_id: str | None = None
         self._error: str | None = None
         self._rate_limit: RateLimit | None = None
@@ -54,10 +59,10 @@ class OpenCodeStreamParser:
     def session_id(self) -> str | None:
         return self._session_id
 
-    def feed(self, data: bytes) -> list[SessionEvent]:
+    def feed(self, data: bytes) -> list[SessionEvent | OverlongLine]:
         return self._decode(self._lines.feed(data))
 
-    def flush(self) -> list[SessionEvent]:
+    def flush(self) -> list[SessionEvent | OverlongLine]:
         """What a last line without a newline holds (call once the stream has ended)."""
         return self._decode(self._lines.flush())
 
@@ -75,11 +80,13 @@ class OpenCodeStreamParser:
             rate_limit=self._rate_limit if self._error is not None else None,
         )
 
-    def _decode(self, items: list[NdjsonItem]) -> list[SessionEvent]:
-        out: list[SessionEvent] = []
+    def _decode(self, items: list[NdjsonItem]) -> list[SessionEvent | OverlongLine]:
+        out: list[SessionEvent | OverlongLine] = []
         for item in items:
             if isinstance(item, dict):
                 out.extend(self._events(item))
+            elif isinstance(item, OverlongLine):
+                out.append(item)
         return out
 
     def _events(self, obj: JsonObject) -> list[SessionEvent]:

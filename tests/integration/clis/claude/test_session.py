@@ -15,7 +15,7 @@ import psutil
 import pytest
 
 from idea.application.session_ports import McpServerEntry, StructuredSpec
-from idea.domain.errors import AgentFailed, IdeaTimeout, Invalid, Unavailable
+from idea.domain.errors import AgentFailed, IdeaTimeout, Invalid, LineTooLong, Unavailable
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse, TurnFinished
 from idea.domain.usage import Usage
@@ -388,3 +388,43 @@ def test_fake_exits_at_stdin_eof_with_the_last_turn_status(tmp_path):
         "assistant",
         "result",
     ]
+
+
+# --- huge output (DESIGN.md §18) ---------------------------------------------------------------
+
+
+def _kept_file(answer: str) -> Path:
+    last = answer.rsplit("\n", 1)[1]
+    assert last.startswith("[reply cut: ") and last.endswith("]"), last
+    return Path(last.removesuffix("]").rsplit(" ", 1)[1])
+
+
+@pytest.mark.timeout(120)
+async def test_a_100_mb_line_fails_its_turn_with_line_too_long_and_the_next_turn_works(
+    world, launch
+):
+    session = await launch()
+    with pytest.raises(LineTooLong) as failed:
+        await session.send_blocking("HUGE_LINE 100", timeout=90)
+    assert failed.value.code == "LINE_TOO_LONG"
+    assert "8.0 MiB" in failed.value.message  # the limit it names
+    answer = await session.send_blocking("and now?", timeout=90)
+    assert answer.text == "echo: and now?"
+    assert session.alive
+
+
+@pytest.mark.timeout(120)
+async def test_a_5_mb_reply_is_cut_at_1_mib_and_kept_whole_in_the_replies_folder(world, launch):
+    replies = world.project / ".ideai" / "run" / "replies.d"
+    session = await launch(replies_dir=str(replies))
+    shown: list[str] = []
+    session.subscribe(lambda e: shown.append(e.text) if isinstance(e, TextDelta) else None)
+    final = await session.send_blocking("HUGE_REPLY 5", timeout=90)
+    head = final.text.rsplit("\n", 1)[0]
+    assert len(head.encode()) <= 1024 * 1024
+    assert final.text.endswith(f"{replies}/{_kept_file(final.text).name}]")
+    assert "[reply cut: 3.8 MiB more not shown; the whole reply is in " in final.text
+    kept = _kept_file(final.text)
+    assert kept.read_text(encoding="utf-8") == fake_claude.huge_text(5 * 10**6)
+    assert sum(len(t.encode()) for t in shown[:-1]) == 1024 * 1024  # what the chat was given
+    assert (await session.send_blocking("next", timeout=30)).text == "echo: next"

@@ -393,3 +393,19 @@ def test_the_fake_refuses_a_reused_session_id_like_the_real_cli(world: World, tm
 
 def _lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+@pytest.mark.timeout(180)
+async def test_a_50_mb_reply_in_many_lines_is_cut_at_1_mib_and_kept_whole(world: World, start):
+    replies = world.project / ".ideai" / "run" / "replies.d"
+    session = await start(world.spec(replies_dir=str(replies)))
+    final = await session.send_blocking("HUGE_REPLY 50", timeout=150)
+    head, last = final.text.rsplit("\n", 1)
+    assert len(head.encode()) <= 1024 * 1024
+    assert head.startswith("line 000000000 of a huge reply\n")
+    assert last.startswith("[reply cut: 46.7 MiB more not shown; the whole reply is in ")
+    kept = Path(last.removesuffix("]").rsplit(" ", 1)[1])
+    assert kept.parent == replies
+    assert kept.stat().st_size == 50 * 10**6
+    assert kept.read_text(encoding="utf-8") == fake_gemini.huge_text(50 * 10**6)
+    assert (await session.send_blocking("next", timeout=60)).text == "echo: next"

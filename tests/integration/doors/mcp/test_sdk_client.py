@@ -35,6 +35,12 @@ def server_params(runtime, requester: str) -> StdioServerParameters:
     return StdioServerParameters(command=entry.command, args=list(entry.args), env=env)
 
 
+def ask_rows(runtime) -> list[dict]:
+    """The delegation log's rows of asks."""
+    lines = Path(runtime.services.paths.delegations_log).read_text().splitlines()
+    return [json.loads(line) for line in lines if '"agent.message"' in line]
+
+
 def text_of(result) -> str:
     return "".join(block.text for block in result.content if block.type == "text")
 
@@ -116,11 +122,7 @@ async def test_governance_refusals_reach_the_sdk_client_as_typed_tool_errors(run
         # caller's ask is a root (depth 1): allowed; the board's chain ends with it.
         answer = await session.call_tool("idea_ask_agent", {"target": "helper", "task": "hi"})
         assert text_of(answer) == "echo: hi"
-    rows = [
-        json.loads(line)
-        for line in Path(runtime.services.paths.delegations_log).read_text().splitlines()
-        if '"agent.message"' in line
-    ]
+    rows = ask_rows(runtime)
     assert [(r["code"], r["depth"]) for r in rows] == [("FORBIDDEN", 1), (None, 1)]
     assert rows[0]["chain_id"] != rows[1]["chain_id"]
     assert runtime.ask.chains.in_flight() == []
@@ -146,11 +148,7 @@ async def test_an_ask_with_a_key_another_agent_derived_is_served_but_never_logge
         await session.initialize()
         answer = await session.call_tool("idea_ask_agent", {"target": "helper", "task": "hi"})
         assert text_of(answer) == "echo: hi"
-    rows = [
-        json.loads(line)
-        for line in Path(runtime.services.paths.delegations_log).read_text().splitlines()
-        if '"agent.message"' in line
-    ]
+    rows = ask_rows(runtime)
     assert [(r["requester"], r["requester_claimed"], r["requester_proven"]) for r in rows] == [
         ("id-sh", False, False)
     ]

@@ -11,7 +11,9 @@ killed; ``FAIL`` prints an ``error`` event and exits 1; ``RATELIMIT`` does the s
 HTTP 429 an OpenCode provider reports (``retry-after: 3600``), as if OpenCode gave up on it.
 
 Each run appends one JSON line to ``$FAKE_OPENCODE_LOG`` (if set) once it has read its prompt:
-argv, pid, session and prompt.
+argv, pid, session and prompt. With ``$FAKE_OPENCODE_GATE`` set, a run first appends
+``{"waiting": pid}`` and reads nothing until a file exists at that path (a long prompt then
+fills the pipe and its writer waits).
 """
 
 from __future__ import annotations
@@ -35,13 +37,15 @@ def main() -> int:
     parser.add_argument("--session")
     parser.add_argument("--model")
     args = parser.parse_args()
+    log = os.environ.get("FAKE_OPENCODE_LOG")
+    gate = os.environ.get("FAKE_OPENCODE_GATE")
+    if gate:
+        _append(log, {"waiting": os.getpid()})
+        while not os.path.exists(gate):
+            time.sleep(0.01)
     prompt = sys.stdin.read()
     session = args.session or f"ses_{uuid.uuid4().hex[:26]}"
-    log = os.environ.get("FAKE_OPENCODE_LOG")
-    if log:
-        entry = {"argv": sys.argv[1:], "pid": os.getpid(), "session": session, "prompt": prompt}
-        with open(log, "a", encoding="utf-8") as out:
-            out.write(json.dumps(entry) + "\n")
+    _append(log, {"argv": sys.argv[1:], "pid": os.getpid(), "session": session, "prompt": prompt})
 
     def emit(kind: str, **fields: object) -> None:
         event = {"type": kind, "timestamp": int(time.time() * 1000), "sessionID": session}
@@ -62,6 +66,12 @@ def main() -> int:
     part = {"type": "step-finish", "reason": "stop", "tokens": TOKENS, "cost": 0}
     emit("step_finish", part=part)
     return 0
+
+
+def _append(log: str | None, entry: dict[str, object]) -> None:
+    if log:
+        with open(log, "a", encoding="utf-8") as out:
+            out.write(json.dumps(entry) + "\n")
 
 
 if __name__ == "__main__":

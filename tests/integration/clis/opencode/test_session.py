@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import sys
 import uuid
@@ -28,6 +29,7 @@ from idea.infrastructure.clis.opencode.session import OpenCodeSession, start_ope
 from tests.contracts.agent_session_contract import AgentSessionContract
 from tests.fakes.clis import opencode as fake_opencode
 from tests.paths import FAKE_CLIS
+from tests.waiting import until
 
 PROGRAM = (sys.executable, str(FAKE_CLIS / "opencode.py"))
 MARKER_VAR = "FAKE_OPENCODE_MARKER"
@@ -43,12 +45,20 @@ class Sessions:
         self.marker = uuid.uuid4().hex
         self.sessions: list[OpenCodeSession] = []
 
-    def spec(self, resume: str | None = None) -> StructuredSpec:
+    @property
+    def log(self) -> Path:
+        return self.root / "fake-opencode.log"
+
+    def entries(self) -> list[dict]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text("utf-8").splitlines()]
+
+    def spec(self, resume: str | None = None, **env: str) -> StructuredSpec:
         project = self.root / "project"
         run_dir = project / ".ideai" / "run" / "agent-a"
         run_dir.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, MARKER_VAR: self.marker}
-        env["FAKE_OPENCODE_LOG"] = str(self.root / "fake-opencode.log")
+        env = {**os.environ, MARKER_VAR: self.marker, "FAKE_OPENCODE_LOG": str(self.log), **env}
         return StructuredSpec(
             kind=AdapterKind.OPENCODE,
             program=PROGRAM,
@@ -59,8 +69,8 @@ class Sessions:
             resume_conversation_id=resume,
         )
 
-    async def start(self, resume: str | None = None) -> OpenCodeSession:
-        session = await start_opencode_session(self.spec(resume))
+    async def start(self, resume: str | None = None, **env: str) -> OpenCodeSession:
+        session = await start_opencode_session(self.spec(resume, **env))
         self.sessions.append(session)
         return session
 
@@ -156,3 +166,23 @@ async def test_a_shutdown_at_any_step_of_the_start_leaves_no_process(sessions):
             break
     assert met_a_process[0] is False
     assert met_a_process[-2:] == [True, True]
+
+
+async def test_an_interrupt_while_the_prompt_is_written_ends_the_turn_as_interrupted(
+    sessions, tmp_path
+):
+    # The fake reads nothing until the gate opens: a prompt longer than the pipe holds keeps
+    # the adapter writing when the interrupt kills the process.
+    gate = tmp_path / "gate"
+    session = await sessions.start(FAKE_OPENCODE_GATE=str(gate))
+    seen: list[TurnFinished] = []
+    session.subscribe(lambda e: isinstance(e, TurnFinished) and seen.append(e))
+    turn = asyncio.create_task(session.send_blocking("SLOW " + "x" * (1 << 20), timeout=30))
+    await until(lambda: session.pids() and any("waiting" in e for e in sessions.entries()))
+    await session.interrupt()
+    with pytest.raises(AgentFailed) as err:
+        await turn
+    assert "interrupted" in err.value.message
+    assert [(f.is_error, f.interrupted) for f in seen] == [(True, True)]
+    gate.touch()
+    assert (await session.send_blocking("after", timeout=30)).text == "echo: after"

@@ -189,6 +189,13 @@ class TurnSession(ABC):
 
     # --- for adapters ---------------------------------------------------------------------------
 
+    @property
+    def _interrupt_asked(self) -> bool:
+        """``interrupt()`` was called during the running turn, maybe before ``_start_turn`` ran
+        (the session is busy from the moment ``send`` begins)."""
+        turn = self._turn
+        return turn is not None and turn.interrupted
+
     def _set_conversation_id(self, conversation_id: str | None) -> None:
         if conversation_id:
             self._conversation_id = conversation_id

@@ -11,7 +11,9 @@ A turn's prompt is written on stdin (a positional message would be re-quoted by 
 holds spaces); the first turn creates the OpenCode session, whose id every later turn passes with
 ``--session=<id>`` (also after a restart of IdeA: ``resume_conversation_id``). The turn ends when
 the process exits; an interrupt kills the turn's process tree and the next turn continues the
-same session.
+same session. The session is busy from the moment a turn is asked for, before its process
+exists: an interrupt (or a shutdown) that comes while the process is being spawned is kept, and
+the process is killed as soon as it is known, so the turn still ends as interrupted.
 """
 
 from __future__ import annotations
@@ -100,7 +102,8 @@ class OpenCodeSession(TurnSession):
     async def _start_turn(self, prompt: str) -> None:
         if not prompt.strip():
             raise Invalid("an empty prompt cannot be sent to OpenCode")
-        self._interrupted = False
+        # The session is busy before this runs: an interrupt may already have been asked for.
+        self._interrupted = self._interrupt_asked
         argv = [*self._program, *self._spec.args, "run", "--format=json"]
         if self.conversation_id:
             argv.append(f"--session={self.conversation_id}")
@@ -115,13 +118,26 @@ class OpenCodeSession(TurnSession):
             on_exit=partial(self._on_exit, parser),
         )
         self._proc = proc
+        if self._stopped():
+            # Interrupted or shut down while the process was being spawned: nobody else saw it.
+            # Its exit reports the interrupted turn.
+            proc.close_stdin()
+            await proc.kill()
+            if self._closing:
+                raise Unavailable(f"the session of {self.name} was shut down")
+            return
         try:
             await proc.write(prompt.encode("utf-8"))
         except Unavailable as exc:
             await proc.kill()
+            if self._stopped():  # killed by the interrupt while it read the prompt
+                return
             raise AgentFailed(f"{self.name}: opencode {exc.message}") from exc
         finally:
             proc.close_stdin()
+
+    def _stopped(self) -> bool:
+        return self._interrupted or self._closing
 
     async def _interrupt_turn(self) -> None:
         self._interrupted = True

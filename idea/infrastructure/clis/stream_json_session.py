@@ -146,10 +146,16 @@ class StreamJsonSession(TurnSession):
         assert cli is not None and cli.proc is not None
         self._turn_uuid = str(uuid.uuid4())
         self._turn_began.clear()
+        # An interrupt asked before the prompt is written reached no turn (or, while the CLI was
+        # being started again, no CLI): it is sent again once the CLI has the prompt. One asked
+        # from here on is written after the prompt, so it reaches the turn by itself.
+        asked_before = self._interrupt_asked
         try:
             await cli.proc.write(user_line(prompt, self._turn_uuid))
         except Unavailable as exc:
             raise AgentFailed(f"{self.name}: {self.cli_name} {exc.message}{_stderr(cli)}") from exc
+        if asked_before:
+            await self._interrupt_turn()
 
     async def _interrupt_turn(self) -> None:
         cli = self._cli

@@ -428,3 +428,35 @@ async def test_a_5_mb_reply_is_cut_at_1_mib_and_kept_whole_in_the_replies_folder
     assert kept.read_text(encoding="utf-8") == fake_claude.huge_text(5 * 10**6)
     assert sum(len(t.encode()) for t in shown[:-1]) == 1024 * 1024  # what the chat was given
     assert (await session.send_blocking("next", timeout=30)).text == "echo: next"
+
+
+async def _busy_then(session, prompt: str, steps: int) -> asyncio.Task:
+    """The turn of ``prompt``, once it is busy and the loop has run ``steps`` more steps."""
+    turn = asyncio.create_task(session.send_blocking(prompt, timeout=20))
+    while not session.busy:
+        await asyncio.sleep(0)
+    for _ in range(steps):
+        await asyncio.sleep(0)
+    return turn
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("respawn", [False, True], ids=["running", "died-between-turns"])
+async def test_an_interrupt_at_any_step_of_a_turns_start_ends_the_turn(launch, respawn):
+    """On a loaded machine an interrupt can land before the prompt reaches the CLI (or before
+    the CLI that died between turns is started again): the turn still ends, interrupted."""
+    session = await launch()
+    seen: list[TurnFinished] = []
+    session.subscribe(lambda e: isinstance(e, TurnFinished) and seen.append(e))
+    for steps in range(12):
+        if respawn:
+            [pid] = session.pids()
+            _kill(pid)
+            await until(lambda: session.pids() == [])
+        turn = await _busy_then(session, "SLOW work", steps)
+        await session.interrupt()
+        with pytest.raises(AgentFailed):
+            await turn
+        assert [(f.is_error, f.interrupted) for f in seen] == [(True, True)], f"{steps} steps"
+        seen.clear()
+    assert (await session.send_blocking("after", timeout=30)).text == "echo: after"

@@ -132,6 +132,12 @@ class TurnSession(ABC):
                 self._settle_start(turn, starting), name=f"{self.name}-settle"
             )
             raise
+        except AgentFailed as exc:
+            if not (turn.interrupted and type(exc) is AgentFailed):
+                self._end_turn(turn)
+                raise
+            # Interrupted before its CLI had it: it ends like any interrupted turn, saying so.
+            self._fail_turn(exc)
         except BaseException:
             self._end_turn(turn)
             raise

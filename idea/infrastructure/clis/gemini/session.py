@@ -218,7 +218,8 @@ class GeminiSession(TurnSession):
     async def _start_turn(self, prompt: str) -> None:
         if not prompt.strip():
             raise Invalid("an empty prompt cannot be sent to the Gemini CLI")
-        self._interrupted = False
+        # The session is busy before this runs: an interrupt may already have been asked for.
+        self._interrupted = self._interrupt_asked
         # The last turn's process may still be saving its session after its result: the next
         # run must not race it. An interrupt meanwhile must not kill it either.
         if self._run is not None:  # a turn that spawned nothing leaves the last run as it is

@@ -409,3 +409,25 @@ async def test_a_50_mb_reply_in_many_lines_is_cut_at_1_mib_and_kept_whole(world:
     assert kept.stat().st_size == 50 * 10**6
     assert kept.read_text(encoding="utf-8") == fake_gemini.huge_text(50 * 10**6)
     assert (await session.send_blocking("next", timeout=60)).text == "echo: next"
+
+
+@pytest.mark.timeout(120)
+async def test_an_interrupt_at_any_step_of_a_turns_start_ends_the_turn(world: World, start):
+    """The session is busy before the turn's process exists (the last run's exit is awaited,
+    the session file prepared, the CLI spawned): an interrupt landing anywhere there is kept."""
+    session = await start(world.spec())
+    await session.send_blocking("warm up", timeout=30)  # later turns prepare the session file
+    seen: list[TurnFinished] = []
+    session.subscribe(lambda e: isinstance(e, TurnFinished) and seen.append(e))
+    for steps in range(12):
+        turn = asyncio.create_task(session.send_blocking("SLOW work", timeout=20))
+        while not session.busy:
+            await asyncio.sleep(0)
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        await session.interrupt()
+        with pytest.raises(AgentFailed):
+            await turn
+        assert [(f.is_error, f.interrupted) for f in seen] == [(True, True)], f"{steps} steps"
+        seen.clear()
+    assert (await session.send_blocking("after", timeout=30)).text.startswith("echo: after")

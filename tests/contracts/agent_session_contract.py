@@ -30,12 +30,15 @@ class AgentSessionContract:
     """What the CLI reports as the usage of each answered turn of the script."""
     rate_limit_resets_in_s: ClassVar[float | None] = 3600
     """When the CLI's refusal of ``RATELIMIT`` says the limit resets (None: it names no time)."""
+    turn_s: ClassVar[float] = 30.0
+    """How long one turn may take before the test calls it hung (a real CLI that starts a process
+    per turn, on a busy 2-core machine, needs more than a fake)."""
 
     async def test_two_turns_return_each_final_text(self, make_session):
         session = await make_session()
-        assert (await session.send_blocking("first", timeout=30)).text == "echo: first"
+        assert (await session.send_blocking("first", timeout=self.turn_s)).text == "echo: first"
         assert (
-            await session.send_blocking("second ✓ ünï", timeout=30)
+            await session.send_blocking("second ✓ ünï", timeout=self.turn_s)
         ).text == "echo: second ✓ ünï"
         assert session.conversation_id
 
@@ -54,39 +57,39 @@ class AgentSessionContract:
 
     async def test_timeout_interrupts_but_never_kills(self, make_session):
         session = await make_session()
-        await session.send_blocking("warm up", timeout=30)
+        await session.send_blocking("warm up", timeout=self.turn_s)
         conversation = session.conversation_id
         with pytest.raises(IdeaTimeout) as err:
             await session.send_blocking("SLOW please", timeout=1.0)
         assert err.value.code == "TIMEOUT"
         assert session.alive
-        assert (await session.send_blocking("after", timeout=30)).text == "echo: after"
+        assert (await session.send_blocking("after", timeout=self.turn_s)).text == "echo: after"
         assert session.conversation_id == conversation
 
     async def test_error_result_is_agent_failed_and_session_goes_on(self, make_session):
         session = await make_session()
         with pytest.raises(AgentFailed) as err:
-            await session.send_blocking("FAIL now", timeout=30)
+            await session.send_blocking("FAIL now", timeout=self.turn_s)
         assert err.value.code == "AGENT_FAILED"
-        assert (await session.send_blocking("again", timeout=30)).text == "echo: again"
+        assert (await session.send_blocking("again", timeout=self.turn_s)).text == "echo: again"
 
     async def test_one_turn_at_a_time(self, make_session):
         session = await make_session()
-        first = asyncio.create_task(session.send_blocking("SLOW one", timeout=30))
+        first = asyncio.create_task(session.send_blocking("SLOW one", timeout=self.turn_s))
         while not session.busy:
             await asyncio.sleep(0.01)
         with pytest.raises(Conflict):
-            await session.send_blocking("two", timeout=30)
+            await session.send_blocking("two", timeout=self.turn_s)
         await session.interrupt()
         with pytest.raises(AgentFailed):
             await first
-        assert (await session.send_blocking("three", timeout=30)).text == "echo: three"
+        assert (await session.send_blocking("three", timeout=self.turn_s)).text == "echo: three"
 
     async def test_an_interrupted_turn_ends_saying_it_was_interrupted(self, make_session):
         session = await make_session()
         seen: list[TurnFinished] = []
         session.subscribe(lambda e: isinstance(e, TurnFinished) and seen.append(e))
-        turn = asyncio.create_task(session.send_blocking("SLOW work", timeout=30))
+        turn = asyncio.create_task(session.send_blocking("SLOW work", timeout=self.turn_s))
         while not session.busy:
             await asyncio.sleep(0.01)
         await session.interrupt()
@@ -95,12 +98,12 @@ class AgentSessionContract:
         assert [(f.is_error, f.interrupted) for f in seen] == [(True, True)]
         # A failure nobody asked for is not an interruption.
         with pytest.raises(AgentFailed):
-            await session.send_blocking("FAIL now", timeout=30)
+            await session.send_blocking("FAIL now", timeout=self.turn_s)
         assert [(f.is_error, f.interrupted) for f in seen[1:]] == [(True, False)]
 
     async def test_shutdown_ends_the_session(self, make_session):
         session = await make_session()
-        await session.send_blocking("hi", timeout=30)
+        await session.send_blocking("hi", timeout=self.turn_s)
         await session.shutdown()
         await session.shutdown()  # idempotent
         assert not session.alive
@@ -110,17 +113,17 @@ class AgentSessionContract:
 
     async def test_resume_keeps_the_conversation(self, make_session):
         session = await make_session()
-        await session.send_blocking("remember", timeout=30)
+        await session.send_blocking("remember", timeout=self.turn_s)
         conversation = session.conversation_id
         await session.shutdown()
         resumed = await make_session(resume=conversation)
-        assert (await resumed.send_blocking("again", timeout=30)).text == "echo: again"
+        assert (await resumed.send_blocking("again", timeout=self.turn_s)).text == "echo: again"
         assert resumed.conversation_id == conversation
 
     async def test_each_turn_reports_its_own_usage(self, make_session):
         session = await make_session()
-        first = await session.send_blocking("first", timeout=30)
-        second = await session.send_blocking("second", timeout=30)
+        first = await session.send_blocking("first", timeout=self.turn_s)
+        second = await session.send_blocking("second", timeout=self.turn_s)
         # The second turn's usage is that turn's own, not the session's running total.
         assert first.usage == self.turn_usage
         assert second.usage == self.turn_usage
@@ -129,10 +132,10 @@ class AgentSessionContract:
         self, make_session
     ):
         session = await make_session()
-        await session.send_blocking("warm up", timeout=30)
+        await session.send_blocking("warm up", timeout=self.turn_s)
         before_ms = time.time() * 1000
         with pytest.raises(RateLimited) as err:
-            await session.send_blocking("RATELIMIT now", timeout=30)
+            await session.send_blocking("RATELIMIT now", timeout=self.turn_s)
         after_ms = time.time() * 1000
         assert err.value.code == "RATE_LIMITED"
         resets = err.value.resets_at_ms
@@ -143,4 +146,4 @@ class AgentSessionContract:
             assert resets is not None
             assert before_ms + delay - RESET_SLACK_MS <= resets <= after_ms + delay + RESET_SLACK_MS
         assert session.alive
-        assert (await session.send_blocking("again", timeout=30)).text == "echo: again"
+        assert (await session.send_blocking("again", timeout=self.turn_s)).text == "echo: again"

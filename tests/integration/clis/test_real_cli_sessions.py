@@ -276,6 +276,7 @@ class RealCliChecks(AgentSessionContract):
     # or "priced" (the CLI prices the tokens, linearly).
     cost: ClassVar[str] = "none"
     rate_limit_resets_in_s = RateLimited().resets_in_s
+    turn_s = TURN_TIMEOUT
 
     @pytest.fixture
     async def world(self, mock, tmp_path):

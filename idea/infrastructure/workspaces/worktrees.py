@@ -32,19 +32,17 @@ from idea.domain.workspace import DIFF_MAX_CHARS, FileChange, MergeResult, Works
 from idea.infrastructure.files.atomic import read_text, write_atomic
 from idea.infrastructure.stores.paths import ProjectPaths
 from idea.infrastructure.workspaces.git import GitWriter, hooks, listing_and_patch, read
+from idea.infrastructure.workspaces.git_output import (
+    conflicted_files,
+    count_patch,
+    listed,
+    parse_numstat,
+    parse_raw,
+)
 
 IGNORE_LINE = "worktrees/"
 SETUP_FILE = "worktree-setup"
 MERGING = "merging.json"  # in .ideai/run: the merge in progress, finished or undone after a crash
-_STATUS = {
-    "A": "added",
-    "M": "modified",
-    "D": "deleted",
-    "R": "renamed",
-    "C": "added",
-    "T": "modified",
-}
-_MAX_LISTED = 20
 
 
 def branch_of(agent_name: str) -> str:
@@ -112,12 +110,12 @@ class GitWorktrees:
                 if truncated
                 else ""
             )
-        statuses = _parse_raw(listing)
+        statuses = parse_raw(listing)
         if truncated:
-            by_path = _parse_numstat(numstat)
+            by_path = parse_numstat(numstat)
             counts = [by_path.get(path, (0, 0)) for path, _ in statuses]
         else:
-            counts = _count_patch(diff, len(statuses))
+            counts = count_patch(diff, len(statuses))
         files = tuple(
             FileChange(path, status, added, deleted)
             for (path, status), (added, deleted) in zip(statuses, counts, strict=True)
@@ -158,9 +156,9 @@ class GitWorktrees:
             root, "merge-tree", "--write-tree", "--name-only", "HEAD", branch, ok=(0, 1)
         )
         if trial.returncode == 1:
-            files = _conflicted(trial.stdout)
+            files = conflicted_files(trial.stdout)
             raise Conflict(
-                f"merging {branch} into {into} conflicts in {_listed(files)}; nothing was changed"
+                f"merging {branch} into {into} conflicts in {listed(files)}; nothing was changed"
             )
         before = self._head(root)
         # A crash during the merge is finished or undone at the next open (``reconcile``).
@@ -376,7 +374,7 @@ class GitWorktrees:
         if dirty:
             files = [line[3:] for line in dirty]
             raise Conflict(
-                f"the project has uncommitted changes ({_listed(files)}): {agent.name}'s worktree "
+                f"the project has uncommitted changes ({listed(files)}): {agent.name}'s worktree "
                 "would start without them; commit or stash them first"
             )
         if tree.exists():
@@ -471,67 +469,3 @@ def _gitdir_of(tree: Path) -> Path | None:
         return None
     path = Path(text.removeprefix("gitdir:").strip())
     return path if path.is_absolute() else tree / path
-
-
-def _parse_raw(out: str) -> list[tuple[str, str]]:
-    """``git diff --raw -z``: ``:<modes> <ids> <status>`` then the path, in git's order."""
-    fields = out.split("\0")
-    files: list[tuple[str, str]] = []
-    i = 0
-    while i + 1 < len(fields):
-        if fields[i].startswith(":"):
-            status = fields[i].split()[-1][:1]
-            files.append((fields[i + 1], _STATUS.get(status, "modified")))
-            i += 2
-        else:
-            i += 1
-    return files
-
-
-def _count_patch(patch: str, files: int) -> list[tuple[int, int]]:
-    """Added and deleted lines of each of ``files`` files of a whole patch, in its order (the
-    raw listing's): only lines inside hunks count, so a header (``+++ b/x``) is never taken for
-    content; a file without a hunk (binary, mode only) counts 0 and 0."""
-    counts: list[list[int]] = []
-    in_hunk = False
-    for line in patch.split("\n"):
-        if line.startswith("diff --git "):
-            counts.append([0, 0])
-            in_hunk = False
-        elif line.startswith("@@"):
-            in_hunk = True
-        elif in_hunk and counts and line[:1] in ("+", "-"):
-            counts[-1][0 if line[0] == "+" else 1] += 1
-    counts += [[0, 0]] * (files - len(counts))
-    return [(added, deleted) for added, deleted in counts[:files]]
-
-
-def _parse_numstat(out: str) -> dict[str, tuple[int, int]]:
-    counts: dict[str, tuple[int, int]] = {}
-    for record in out.split("\0"):
-        parts = record.split("\t", 2)
-        if len(parts) == 3:
-            counts[parts[2]] = (_count(parts[0]), _count(parts[1]))
-    return counts
-
-
-def _count(text: str) -> int:
-    return int(text) if text.isdigit() else 0  # "-" for a binary file
-
-
-def _conflicted(out: str) -> list[str]:
-    """``git merge-tree --write-tree --name-only``: the tree id, then the conflicted files, then
-    a blank line and the messages."""
-    lines = out.splitlines()[1:]
-    files: list[str] = []
-    for line in lines:
-        if not line:
-            break
-        files.append(line)
-    return files
-
-
-def _listed(files: list[str]) -> str:
-    shown = ", ".join(files[:_MAX_LISTED])
-    more = len(files) - _MAX_LISTED
-    return shown + (f" and {more} more" if more > 0 else "") if files else "some files"

@@ -23,7 +23,7 @@ from idea.domain.errors import (
     NotFound,
     Unavailable,
 )
-from idea.infrastructure.ssh import link
+from idea.infrastructure.remote.ssh import link
 from tests.processes import spawned
 from tests.sshd import fingerprint, keygen, running_sshd
 from tests.waiting import until, until_blocking

@@ -5,7 +5,7 @@ import asyncio
 import psutil
 import pytest
 
-from idea.infrastructure.ssh import link
+from idea.infrastructure.remote.ssh import link
 from tests.sshd import running_sshd
 from tests.waiting import until
 

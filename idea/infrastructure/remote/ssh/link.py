@@ -42,8 +42,8 @@ from idea.domain.errors import (
     Unavailable,
 )
 from idea.domain.host import DEFAULT_PORT, Host, check_version
-from idea.infrastructure.ssh.known_hosts import entries_for, read_entries
-from idea.infrastructure.ssh.local_stream import open_local_stream, relay
+from idea.infrastructure.remote.ssh.known_hosts import entries_for, read_entries
+from idea.infrastructure.remote.ssh.local_stream import open_local_stream, relay
 
 __all__ = [
     "COMMAND_TIMEOUT_S",

@@ -18,7 +18,7 @@ from typing import Literal
 from idea.domain.errors import IdeaError
 from idea.domain.host import Host
 from idea.domain.json_types import JsonObject
-from idea.infrastructure.ssh.link import (
+from idea.infrastructure.remote.ssh.link import (
     CONNECT_TIMEOUT_S,
     check_forwarding,
     check_idea,

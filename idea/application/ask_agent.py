@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from idea.application.agent_inbox import Inboxes, QueuedTurn
-from idea.application.caller import AskProgress, Caller, ProgressListener
-from idea.application.chains import AskTrace, Chains, Hop, UsageLedger
+from idea.application.caller import AskProgress, Caller, ProgressListener, TraceListener
+from idea.application.chains import Chains, Hop, UsageLedger
 from idea.application.event_bus import EventPublisher
 from idea.application.launch_agent import AgentLauncher, LaunchRequest
 from idea.application.live_sessions import LiveSessions
@@ -57,9 +57,10 @@ from idea.domain.events import (
     AgentTurnStarted,
 )
 from idea.domain.json_types import JsonObject
-from idea.domain.outcome import OrchestratorOutcome
+from idea.domain.outcome import AskTrace, OrchestratorOutcome
 from idea.domain.policy import Policy, may_ask
 from idea.domain.profile import Mode
+from idea.domain.usage import Usage
 from idea.domain.wait_graph import WaitGraph
 
 DEFAULT_TURN_TIMEOUT_S = 300.0
@@ -92,6 +93,27 @@ class Waiting:
     since_ms: int
     source: str | None
     prompt: str
+
+
+class Traced:
+    """An ask's trace as it grows: each step a new ``AskTrace``, told to the ask's listener."""
+
+    def __init__(self, hop: Hop, listener: TraceListener | None) -> None:
+        self._listener = listener
+        self.trace = hop.trace()
+        self._tell()
+
+    def waited(self, queued_ms: int) -> None:
+        self.trace = replace(self.trace, queued_ms=queued_ms)
+        self._tell()
+
+    def spent(self, usage: Usage) -> None:
+        self.trace = replace(self.trace, usage=usage)
+        self._tell()
+
+    def _tell(self) -> None:
+        if self._listener is not None:
+            self._listener(self.trace)
 
 
 class AgentAsker:
@@ -162,14 +184,14 @@ class AgentAsker:
         timeout_s: float | None = None,
         progress: ProgressListener | None = None,
         from_cli: bool = False,
-        trace: AskTrace | None = None,
+        source: str | None = None,
+        traced: TraceListener | None = None,
     ) -> str:
         """The target's final text. Raises ``NotFound``, ``Invalid``, ``Conflict``,
         ``Forbidden``, ``DepthExceeded``, ``BudgetExceeded``, ``IdeaTimeout``, ``AgentFailed``
         (``RateLimited``), ``Unavailable``; cancelling the caller withdraws it.
-        ``from_cli``: the caller is an agent's CLI, bound by its MCP tool timeout; ``trace``
-        gets the ask's chain, depth and usage as they become known."""
-        trace = trace if trace is not None else AskTrace()
+        ``from_cli``: the caller is an agent's CLI, bound by its MCP tool timeout; ``source``:
+        the door; ``traced`` is told the ask's trace each time it grows (``AskTrace``)."""
         agent = self._agents.get(target)
         if self._sessions.terminal_session(agent.id) is not None:
             raise Invalid(
@@ -179,7 +201,7 @@ class AgentAsker:
         policy = self._policy()
         parent = self._serving.get(requester_id) if requester_id is not None else None
         hop = self._chains.hop(parent.hop if parent else None, requester_id, agent.id)
-        trace.ask_id, trace.chain_id, trace.depth = hop.ask_id, hop.chain.chain_id, hop.depth
+        trace = Traced(hop, traced)
         # A cycle is named first: it is why a chain would grow without end.
         edge = (
             self.waits.add(requester_id, agent.id, self._name_of)
@@ -197,7 +219,7 @@ class AgentAsker:
             queue_cap = self._queue_cap_s if self._queue_cap_s is not None else policy.queue_wait_s
             deadline = self._deadline(agent, turn_timeout, queue_cap, parent, from_cli)
             return await self._accepted(
-                agent, task, hop, trace, turn_timeout, queue_cap, deadline, progress
+                agent, task, hop, trace, source, turn_timeout, queue_cap, deadline, progress
             )
         finally:
             if edge is not None:
@@ -208,7 +230,8 @@ class AgentAsker:
         agent: Agent,
         task: str,
         hop: Hop,
-        trace: AskTrace,
+        trace: Traced,
+        source: str | None,
         turn_timeout: float,
         queue_cap: float,
         deadline: float,
@@ -216,15 +239,17 @@ class AgentAsker:
     ) -> str:
         """An admitted ask: in its chain and the journal until it ends, however it ends."""
         self._chains.enter(hop)
-        self._journal.started(hop.ask_id, self._journal_record(agent, hop, trace, deadline))
+        self._journal.started(hop.ask_id, self._journal_record(agent, hop, source, deadline))
         accepted = self._clock.monotonic()
-        waiting = Waiting(hop, self._clock.now_ms(), trace.source, task[:WAITING_PROMPT_CHARS])
+        waiting = Waiting(hop, self._clock.now_ms(), source, task[:WAITING_PROMPT_CHARS])
         self._waiting.setdefault(agent.id, {})[hop.ask_id] = waiting
         code: str | None = "CANCELLED"
         try:
             item = self.inboxes.submit(
                 agent.id,
-                lambda: self._turn(agent, task, turn_timeout, hop, deadline, trace, accepted),
+                lambda: self._turn(
+                    agent, task, turn_timeout, hop, deadline, trace, source, accepted
+                ),
             )
             reply = await self._wait(agent, item, progress, deadline, queue_cap)
             code = None
@@ -234,8 +259,8 @@ class AgentAsker:
             raise
         finally:
             self._stop_waiting(agent.id, hop.ask_id)
-            if trace.queued_ms is None:  # it ended before its turn started: it only waited
-                trace.queued_ms = self._ms_since(accepted)
+            if trace.trace.queued_ms is None:  # it ended before its turn started: it only waited
+                trace.waited(self._ms_since(accepted))
             self._journal.ended(hop.ask_id, {"at_ms": self._clock.now_ms(), "code": code})
             self._chains.leave(hop)
 
@@ -268,16 +293,17 @@ class AgentAsker:
             )
 
     def _journal_record(
-        self, agent: Agent, hop: Hop, trace: AskTrace, deadline: float
+        self, agent: Agent, hop: Hop, source: str | None, deadline: float
     ) -> JsonObject:
         remaining_ms = round((deadline - asyncio.get_running_loop().time()) * 1000)
         return {
             "at_ms": self._clock.now_ms(),
-            "source": trace.source,
+            "source": source,
             "requester": hop.requester_id,
             "target": agent.name,
             "chain_id": hop.chain.chain_id,
             "depth": hop.depth,
+            "parent_ask_id": hop.parent_ask_id,
             "deadline_at_ms": self._clock.now_ms() + remaining_ms,
         }
 
@@ -373,7 +399,8 @@ class AgentAsker:
         timeout_s: float,
         hop: Hop,
         deadline: float,
-        trace: AskTrace,
+        trace: Traced,
+        source: str | None,
         accepted: float,
     ) -> str:
         # The chain may have spent its budget while this ask waited in line.
@@ -389,10 +416,19 @@ class AgentAsker:
             if session is None:  # pragma: no cover - the launch registers it
                 raise Invalid(f"agent {agent.name} has no structured session")
         chain_id = hop.chain.chain_id
-        trace.queued_ms = self._ms_since(accepted)
+        queued_ms = self._ms_since(accepted)
+        trace.waited(queued_ms)
+        ask_id, parent_ask_id = hop.ask_id, hop.parent_ask_id
         self._events.publish(
             AgentTurnStarted.of_prompt(
-                agent.id, agent.name, hop.requester_id, task, chain_id, hop.depth
+                agent.id,
+                agent.name,
+                hop.requester_id,
+                task,
+                chain_id,
+                hop.depth,
+                ask_id,
+                parent_ask_id,
             )
         )
         now = asyncio.get_running_loop().time()
@@ -401,14 +437,14 @@ class AgentAsker:
         started_at_ms = self._clock.now_ms()
         ends_at_ms = started_at_ms + round((ends - now) * 1000)
         self._stop_waiting(agent.id, hop.ask_id)
-        self._serving[agent.id] = Serving(
-            hop, ends, ends_at_ms, started_at_ms, trace.queued_ms, trace.source
-        )
+        self._serving[agent.id] = Serving(hop, ends, ends_at_ms, started_at_ms, queued_ms, source)
         self._chains.serving(hop, True)
         try:
             final = await session.send_blocking(task, max(0.001, ends - now))
         except IdeaError as exc:
-            self._events.publish(AgentTurnFinished(agent.id, ok=False, chain_id=chain_id))
+            self._events.publish(
+                AgentTurnFinished(agent.id, False, None, chain_id, ask_id, parent_ask_id)
+            )
             if isinstance(exc, RateLimited):
                 self._events.publish(
                     AgentRateLimited(agent.id, agent.name, exc.message, exc.resets_at_ms)
@@ -418,14 +454,18 @@ class AgentAsker:
             self._serving.pop(agent.id, None)
             self._chains.serving(hop, False)
         if final.usage is not None:
-            trace.usage = final.usage
+            trace.spent(final.usage)
             self._chains.spent(hop, final.usage)
             self.usage.add(agent.id, final.usage)
         self._events.publish(
-            AgentTurnFinished(agent.id, ok=True, usage=final.usage, chain_id=chain_id)
+            AgentTurnFinished(agent.id, True, final.usage, chain_id, ask_id, parent_ask_id)
         )
         reply = final.text
-        self._events.publish(AgentReplied.of_reply(agent.id, agent.name, hop.requester_id, reply))
+        self._events.publish(
+            AgentReplied.of_reply(
+                agent.id, agent.name, hop.requester_id, reply, ask_id, parent_ask_id
+            )
+        )
         return reply
 
     def _name_of(self, agent_id: str) -> str:
@@ -447,7 +487,13 @@ async def ask_agent(
     at = clock.now_ms()
     outcome: dict[str, str | int | bool | None] = {"target": command.target, "at_ms": at}
     requester_id = caller.requester_id
-    trace = AskTrace(source=caller.source)
+    traces: list[AskTrace] = []
+
+    def traced(trace: AskTrace) -> None:
+        traces.append(trace)
+        if caller.traced is not None:
+            caller.traced(trace)
+
     try:
         reply = await asker(
             command.target,
@@ -456,7 +502,8 @@ async def ask_agent(
             command.timeout_s,
             caller.progress,
             from_cli=caller.verified,
-            trace=trace,
+            source=caller.source,
+            traced=traced,
         )
     except IdeaError as exc:
         outcome.update(ok=False, code=exc.code)
@@ -465,7 +512,10 @@ async def ask_agent(
         outcome.update(ok=True, code=None)
         return OrchestratorOutcome(f"{command.target} answered", reply=reply)
     finally:
-        caller.log_fields.update(trace.log_fields())  # the delegation log row: chain, usage
         if requester_id is not None and "ok" in outcome:
-            outcome.update(chain_id=trace.chain_id, depth=trace.depth)
+            trace = traces[-1] if traces else None
+            outcome.update(
+                chain_id=None if trace is None else trace.chain_id,
+                depth=None if trace is None else trace.depth,
+            )
             record_delegation(work_state, requester_id, dict(outcome), clock)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from idea.application.ask_agent import AgentAsker, Serving, Waiting
+from idea.application.ask_agent import AgentAsker
+from idea.application.ask_lines import Serving, Waiting
 from idea.application.caller import Caller
 from idea.application.chains import Chain, Hop
 from idea.application.event_bus import EventBus

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from idea.application.ask_agent import DEFAULT_TURN_TIMEOUT_S
+from idea.application.ask_deadline import DEFAULT_TURN_TIMEOUT_S
 from idea.application.caller import AskProgress
 from idea.application.create_agent import DEFAULT_PROFILE
 from idea.domain.builtin_profiles import builtin_profile_names

@@ -169,6 +169,25 @@ async def test_a_failed_or_cancelled_nested_ask_is_logged_under_its_parent_ask()
         await world.close()
 
 
+async def test_the_board_shows_a_running_ask_under_the_ask_it_serves_with_its_logged_ids(world):
+    NestingSession.plan = {"a": ["b"]}
+    await ask(world, "b")  # b is running: its next turn can be held
+    session = world.sessions.structured_session("id-b")
+    assert session is not None
+    gate = session.gate = asyncio.Event()
+    root = asyncio.create_task(ask(world, "a"))
+    await until(lambda: world.ask.serving("id-b") is not None)
+    board = await world.service.dispatch(c.GetProjectWorkState(), c.Source.UI)
+    assert isinstance(board.data, dict)
+    serving = {r["name"]: r["serving"] for r in board.data["agents"] if r["serving"]}
+    assert serving["b"]["parent_ask_id"] == serving["a"]["ask_id"]
+    assert serving["a"]["parent_ask_id"] is None
+    gate.set()
+    await root
+    rows = {r["target"]: r for r in asks_logged(world)[1:]}
+    assert {t: r["ask_id"] for t, r in rows.items()} == {t: serving[t]["ask_id"] for t in "ab"}
+
+
 async def test_an_ask_deeper_than_max_depth_is_refused_before_the_target_starts():
     world = world_with(*(agent(n) for n in "abc"), policy=Policy(max_depth=2))
     try:

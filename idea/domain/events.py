@@ -66,6 +66,8 @@ class AgentReplied:
     requester_id: str | None
     reply_chars: int
     preview: str
+    ask_id: str | None = None  # the ask answered, and the one its requester was serving
+    parent_ask_id: str | None = None
 
     def __post_init__(self) -> None:
         if self.reply_chars < 0:
@@ -75,13 +77,19 @@ class AgentReplied:
 
     @classmethod
     def of_reply(
-        cls, agent_id: str, agent_name: str, requester_id: str | None, reply: str
+        cls,
+        agent_id: str,
+        agent_name: str,
+        requester_id: str | None,
+        reply: str,
+        ask_id: str | None = None,
+        parent_ask_id: str | None = None,
     ) -> AgentReplied:
         """Build the event from a full reply, truncating the preview with an ellipsis."""
         preview = reply
         if len(reply) > PREVIEW_MAX_CHARS:
             preview = reply[: PREVIEW_MAX_CHARS - 1] + "…"
-        return cls(agent_id, agent_name, requester_id, len(reply), preview)
+        return cls(agent_id, agent_name, requester_id, len(reply), preview, ask_id, parent_ask_id)
 
     def to_json(self) -> JsonObject:
         return {
@@ -91,6 +99,8 @@ class AgentReplied:
             "requester_id": self.requester_id,
             "reply_chars": self.reply_chars,
             "preview": self.preview,
+            "ask_id": self.ask_id,
+            "parent_ask_id": self.parent_ask_id,
         }
 
 
@@ -107,6 +117,8 @@ class OrchestratorRequestProcessed:
     code: str | None = None  # the IdeaError code when not ok
     chain_id: str | None = None  # an ask's delegation chain and depth (DESIGN.md §15)
     depth: int | None = None
+    ask_id: str | None = None  # an ask's own id, and the one its requester was serving
+    parent_ask_id: str | None = None
 
     def __post_init__(self) -> None:
         # ok and code must tell the same story, or the delegation log lies.
@@ -127,6 +139,8 @@ class OrchestratorRequestProcessed:
             "code": self.code,
             "chain_id": self.chain_id,
             "depth": self.depth,
+            "ask_id": self.ask_id,
+            "parent_ask_id": self.parent_ask_id,
         }
 
 
@@ -153,6 +167,8 @@ class AgentTurnStarted:
     prompt_chars: int
     chain_id: str | None = None  # the delegation chain the ask belongs to (DESIGN.md §15)
     depth: int | None = None
+    ask_id: str | None = None  # the ask the turn serves, and the one its requester was serving
+    parent_ask_id: str | None = None
 
     @classmethod
     def of_prompt(
@@ -163,9 +179,21 @@ class AgentTurnStarted:
         prompt: str,
         chain_id: str | None = None,
         depth: int | None = None,
+        ask_id: str | None = None,
+        parent_ask_id: str | None = None,
     ) -> AgentTurnStarted:
         shown = prompt if len(prompt) <= PROMPT_MAX_CHARS else prompt[: PROMPT_MAX_CHARS - 1] + "…"
-        return cls(agent_id, agent_name, requester_id, shown, len(prompt), chain_id, depth)
+        return cls(
+            agent_id,
+            agent_name,
+            requester_id,
+            shown,
+            len(prompt),
+            chain_id,
+            depth,
+            ask_id,
+            parent_ask_id,
+        )
 
     def to_json(self) -> JsonObject:
         return {
@@ -177,6 +205,8 @@ class AgentTurnStarted:
             "prompt_chars": self.prompt_chars,
             "chain_id": self.chain_id,
             "depth": self.depth,
+            "ask_id": self.ask_id,
+            "parent_ask_id": self.parent_ask_id,
         }
 
 
@@ -197,6 +227,8 @@ class AgentTurnFinished:
     ok: bool
     usage: Usage | None = None  # what the turn cost, when its CLI said
     chain_id: str | None = None
+    ask_id: str | None = None  # the ask the turn served, and the one its requester was serving
+    parent_ask_id: str | None = None
 
     def to_json(self) -> JsonObject:
         return {
@@ -205,6 +237,8 @@ class AgentTurnFinished:
             "ok": self.ok,
             "usage": None if self.usage is None else self.usage.to_json(),
             "chain_id": self.chain_id,
+            "ask_id": self.ask_id,
+            "parent_ask_id": self.parent_ask_id,
         }
 
 

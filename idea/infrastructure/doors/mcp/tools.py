@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from idea.application.ask_agent import DEFAULT_TURN_TIMEOUT_S
+from idea.application.ask_deadline import DEFAULT_TURN_TIMEOUT_S
 from idea.application.caller import AskProgress
 from idea.domain.builtin_profiles import DEFAULT_PROFILE, builtin_profile_names
 from idea.domain.commands import (

@@ -132,6 +132,9 @@ def _declared_fields(cls: type[DataclassInstance]) -> tuple[WireField, ...]:
         if len(specs) != 1:
             raise TypeError(f"{cls.__name__}.{f.name} is not declared once as a wire field")
         spec = specs[0]
+        if spec.implied_by is not None and spec.implied_by not in {d.attr for d in declared}:
+            # The parser reads in declaration order: what a default follows must come first.
+            raise TypeError(f"{cls.__name__}.{f.name} is implied by a field not declared before it")
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         declared.append(WireField(f.name, spec.wire or f.name, required, spec))
     return tuple(declared)

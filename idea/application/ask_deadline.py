@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from idea.domain.commands import DEFAULT_ASK_TIMEOUT_S
 from idea.domain.errors import IdeaTimeout
 from idea.domain.policy import Policy
 
-DEFAULT_TURN_TIMEOUT_S = 300.0
+DEFAULT_TURN_TIMEOUT_S = DEFAULT_ASK_TIMEOUT_S  # the command declares it; the asker applies it
 DEFAULT_QUEUE_CAP_S = 900.0
 # What a deadline leaves its caller: time to carry the TIMEOUT back before the caller gives up.
 DEADLINE_MARGIN_S = 5.0

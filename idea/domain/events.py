@@ -2,13 +2,13 @@
 
 Invariant: an event is an immutable, small record (ids, names, counts; never a whole reply or a
 file's content; a prompt clipped to ``PROMPT_MAX_CHARS``) and ``to_json()`` gives a JSON object
-whose ``"type"`` is the class name.
+whose ``"type"`` is the class name, read from the class. ``DomainEvent`` is the one list of them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, TypeAlias
+from typing import ClassVar, TypeAlias, get_args
 
 from idea.domain.commands import Source
 from idea.domain.errors import Invalid
@@ -31,7 +31,7 @@ class AgentLaunched:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentLaunched",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "agent_name": self.agent_name,
             "mode": self.mode.value,
@@ -48,7 +48,7 @@ class AgentStopped:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentStopped",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "agent_name": self.agent_name,
             "reason": self.reason,
@@ -93,7 +93,7 @@ class AgentReplied:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentReplied",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "agent_name": self.agent_name,
             "requester_id": self.requester_id,
@@ -129,7 +129,7 @@ class OrchestratorRequestProcessed:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "OrchestratorRequestProcessed",
+            "type": type(self).__name__,
             "source": self.source.value,
             "requester_id": self.requester_id,
             "action": self.action,
@@ -153,7 +153,7 @@ class LiveStateChanged:
         parse_status(self.status, "status")
 
     def to_json(self) -> JsonObject:
-        return {"type": "LiveStateChanged", "agent_id": self.agent_id, "status": self.status.value}
+        return {"type": type(self).__name__, "agent_id": self.agent_id, "status": self.status.value}
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +197,7 @@ class AgentTurnStarted:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentTurnStarted",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "agent_name": self.agent_name,
             "requester_id": self.requester_id,
@@ -218,7 +218,7 @@ class AgentQueueChanged:
     queued: int
 
     def to_json(self) -> JsonObject:
-        return {"type": "AgentQueueChanged", "agent_id": self.agent_id, "queued": self.queued}
+        return {"type": type(self).__name__, "agent_id": self.agent_id, "queued": self.queued}
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +232,7 @@ class AgentTurnFinished:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentTurnFinished",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "ok": self.ok,
             "usage": None if self.usage is None else self.usage.to_json(),
@@ -257,7 +257,7 @@ class AgentRateLimited:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentRateLimited",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "agent_name": self.agent_name,
             "reason": self.reason,
@@ -276,7 +276,7 @@ class AgentHibernated:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentHibernated",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "agent_name": self.agent_name,
             "conversation_id": self.conversation_id,
@@ -288,7 +288,7 @@ class AgentsChanged:
     """The set of agent definitions changed; the UI reloads the list."""
 
     def to_json(self) -> JsonObject:
-        return {"type": "AgentsChanged"}
+        return {"type": type(self).__name__}
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +296,7 @@ class LayoutChanged:
     """The layouts changed; the UI reloads them."""
 
     def to_json(self) -> JsonObject:
-        return {"type": "LayoutChanged"}
+        return {"type": type(self).__name__}
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +309,7 @@ class StoreFileQuarantined:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "StoreFileQuarantined",
+            "type": type(self).__name__,
             "path": self.path,
             "quarantined_to": self.quarantined_to,
             "reason": self.reason,
@@ -323,7 +323,7 @@ class ProjectTrustChanged:
     state: str
 
     def to_json(self) -> JsonObject:
-        return {"type": "ProjectTrustChanged", "state": self.state}
+        return {"type": type(self).__name__, "state": self.state}
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,7 +336,7 @@ class CliVersionChanged:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "CliVersionChanged",
+            "type": type(self).__name__,
             "profile": self.profile,
             "previous": self.previous,
             "current": self.current,
@@ -350,7 +350,7 @@ class AsksLost:
     count: int
 
     def to_json(self) -> JsonObject:
-        return {"type": "AsksLost", "count": self.count}
+        return {"type": type(self).__name__, "count": self.count}
 
 
 DomainEvent: TypeAlias = (
@@ -372,21 +372,4 @@ DomainEvent: TypeAlias = (
     | AsksLost
 )
 
-EVENT_TYPES: tuple[type[DomainEvent], ...] = (
-    AgentLaunched,
-    AgentStopped,
-    AgentReplied,
-    OrchestratorRequestProcessed,
-    LiveStateChanged,
-    AgentTurnStarted,
-    AgentQueueChanged,
-    AgentTurnFinished,
-    AgentsChanged,
-    LayoutChanged,
-    StoreFileQuarantined,
-    ProjectTrustChanged,
-    CliVersionChanged,
-    AgentRateLimited,
-    AgentHibernated,
-    AsksLost,
-)
+EVENT_TYPES: tuple[type[DomainEvent], ...] = get_args(DomainEvent)

@@ -18,8 +18,10 @@ import asyncssh
 from idea import __version__
 from idea.domain.host import Host
 from idea.infrastructure.remote.link import Connector
+from idea.infrastructure.remote.ssh.channels import forward_socket, ssh_errors
+from idea.infrastructure.remote.ssh.check import check_idea
+from idea.infrastructure.remote.ssh.connection import connect
 from idea.infrastructure.remote.wire import ByteReader, ByteWriter
-from idea.infrastructure.ssh.link import check_idea, connect, forward_socket, ssh_errors
 
 log = logging.getLogger(__name__)
 

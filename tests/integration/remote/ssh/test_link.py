@@ -23,7 +23,7 @@ from idea.domain.errors import (
     NotFound,
     Unavailable,
 )
-from idea.infrastructure.ssh import link
+from idea.infrastructure.remote.ssh import channels, check, connection
 from tests.processes import spawned
 from tests.sshd import fingerprint, keygen, running_sshd
 from tests.waiting import until, until_blocking
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.timeout(60)
 
 
 async def connected(sshd, **fields):
-    return await link.connect(sshd.host(**fields), known_hosts=str(sshd.known_hosts))
+    return await connection.connect(sshd.host(**fields), known_hosts=str(sshd.known_hosts))
 
 
 async def close(conn):
@@ -43,8 +43,8 @@ async def close(conn):
 async def test_connects_with_the_key_and_runs_a_command_as_the_account(sshd):
     conn = await connected(sshd)
     try:
-        result = await link.run_command(conn, sshd.host(), "id -un; printf 'é\\n' >&2; exit 3")
-        assert result == link.RemoteResult(3, f"{sshd.user}\n", "é\n")
+        result = await channels.run_command(conn, sshd.host(), "id -un; printf 'é\\n' >&2; exit 3")
+        assert result == channels.RemoteResult(3, f"{sshd.user}\n", "é\n")
         assert conn.get_server_host_key().get_fingerprint("sha256") == sshd.host_fingerprint
     finally:
         await close(conn)
@@ -54,7 +54,7 @@ async def test_an_unknown_host_key_is_refused_with_its_fingerprint(sshd, tmp_pat
     empty = tmp_path / "known_hosts"
     empty.write_text("", encoding="utf-8")
     with pytest.raises(HostKeyUnknown) as caught:
-        await link.connect(sshd.host(), known_hosts=str(empty))
+        await connection.connect(sshd.host(), known_hosts=str(empty))
     error = caught.value
     assert error.code == "HOST_KEY_UNKNOWN"
     expected = fingerprint(sshd.host_key.with_suffix(".pub"))  # ssh-keygen -lf
@@ -74,9 +74,9 @@ async def test_by_default_the_users_known_hosts_decides(sshd, tmp_path, monkeypa
     (home / ".ssh").mkdir(parents=True)
     monkeypatch.setenv("HOME", str(home))
     with pytest.raises(HostKeyUnknown):  # no ~/.ssh/known_hosts: nothing is trusted
-        await link.connect(sshd.host())
+        await connection.connect(sshd.host())
     (home / ".ssh" / "known_hosts").write_text(sshd.known_hosts.read_text(encoding="utf-8"))
-    await close(await link.connect(sshd.host()))
+    await close(await connection.connect(sshd.host()))
 
 
 async def test_known_hosts_none_in_the_ssh_config_does_not_turn_the_check_off(
@@ -87,7 +87,7 @@ async def test_known_hosts_none_in_the_ssh_config_does_not_turn_the_check_off(
     (home / ".ssh" / "config").write_text("Host *\n  UserKnownHostsFile none\n")
     monkeypatch.setenv("HOME", str(home))
     with pytest.raises(HostKeyUnknown):
-        await link.connect(sshd.host())
+        await connection.connect(sshd.host())
 
 
 async def test_a_changed_host_key_is_refused_naming_the_entry(sshd, tmp_path):
@@ -100,7 +100,7 @@ async def test_a_changed_host_key_is_refused_naming_the_entry(sshd, tmp_path):
         encoding="utf-8",
     )
     with pytest.raises(HostKeyChanged) as caught:
-        await link.connect(sshd.host(), known_hosts=str(known))
+        await connection.connect(sshd.host(), known_hosts=str(known))
     error = caught.value
     assert error.code == "HOST_KEY_CHANGED"
     assert error.fingerprint == sshd.host_fingerprint
@@ -116,11 +116,11 @@ async def test_hashed_entries_count_as_ssh_writes_them(sshd, tmp_path):
     known.write_text(sshd.known_hosts.read_text(encoding="utf-8"))
     subprocess.run(["ssh-keygen", "-q", "-H", "-f", str(known)], check=True, timeout=30)
     assert "127.0.0.1" not in known.read_text()
-    await close(await link.connect(sshd.host(), known_hosts=str(known)))
+    await close(await connection.connect(sshd.host(), known_hosts=str(known)))
     known.write_text(f"[127.0.0.1]:{sshd.port} {other[0]} {other[1]}\n")
     subprocess.run(["ssh-keygen", "-q", "-H", "-f", str(known)], check=True, timeout=30)
     with pytest.raises(HostKeyChanged) as caught:
-        await link.connect(sshd.host(), known_hosts=str(known))
+        await connection.connect(sshd.host(), known_hosts=str(known))
     assert caught.value.known_hosts == f"{known}:1"
 
 
@@ -133,13 +133,15 @@ async def test_a_revoked_host_key_is_refused(sshd, tmp_path):
         encoding="utf-8",
     )
     with pytest.raises(HostKeyChanged, match="revoked"):
-        await link.connect(sshd.host(), known_hosts=str(known))
+        await connection.connect(sshd.host(), known_hosts=str(known))
 
 
 async def test_a_key_the_account_does_not_accept_is_auth_refused(sshd, tmp_path):
     wrong = keygen(tmp_path / "wrong_key")
     with pytest.raises(AuthRefused) as caught:
-        await link.connect(sshd.host(identity_file=str(wrong)), known_hosts=str(sshd.known_hosts))
+        await connection.connect(
+            sshd.host(identity_file=str(wrong)), known_hosts=str(sshd.known_hosts)
+        )
     error = caught.value
     assert error.code == "AUTH_REFUSED"
     assert "publickey" in error.message
@@ -151,8 +153,8 @@ async def test_client_keys_replace_the_identity_file(sshd, tmp_path):
     wrong = keygen(tmp_path / "wrong_key")
     host = sshd.host()
     with pytest.raises(AuthRefused):
-        await link.connect(host, known_hosts=str(sshd.known_hosts), client_keys=[str(wrong)])
-    conn = await link.connect(
+        await connection.connect(host, known_hosts=str(sshd.known_hosts), client_keys=[str(wrong)])
+    conn = await connection.connect(
         sshd.host(identity_file=None),
         known_hosts=str(sshd.known_hosts),
         client_keys=[str(sshd.client_key)],
@@ -180,9 +182,9 @@ async def test_the_agents_keys_are_offered(sshd, agent, tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))  # no default key: only the agent's can log in
     host = sshd.host(identity_file=None)
     with pytest.raises(AuthRefused, match="the ssh-agent's keys"):
-        await link.connect(host, known_hosts=str(sshd.known_hosts))
+        await connection.connect(host, known_hosts=str(sshd.known_hosts))
     agent(sshd.client_key)
-    await close(await link.connect(host, known_hosts=str(sshd.known_hosts)))
+    await close(await connection.connect(host, known_hosts=str(sshd.known_hosts)))
 
 
 async def test_a_key_with_a_passphrase_is_left_to_the_agent(sshd, tmp_path):
@@ -211,7 +213,7 @@ async def test_nothing_listening_is_unreachable_at_once(sshd):
         port = taken.getsockname()[1]
         started = time.monotonic()
         with pytest.raises(HostUnreachable) as caught:
-            await link.connect(sshd.host(port=port), known_hosts=str(sshd.known_hosts))
+            await connection.connect(sshd.host(port=port), known_hosts=str(sshd.known_hosts))
     assert time.monotonic() - started < 5
     assert caught.value.code == "HOST_UNREACHABLE"
     assert f"127.0.0.1:{port}" in caught.value.message
@@ -226,7 +228,7 @@ async def test_a_silent_server_is_unreachable_after_the_timeout(sshd):
         port = silent.getsockname()[1]
         started = time.monotonic()
         with pytest.raises(HostUnreachable, match=r"no SSH answer within 0\.5 s"):
-            await link.connect(
+            await connection.connect(
                 sshd.host(port=port), known_hosts=str(sshd.known_hosts), connect_timeout=0.5
             )
     assert time.monotonic() - started < 5
@@ -243,7 +245,7 @@ async def test_a_dropped_link_is_reported_as_unreachable(sshd):
         assert sshd.cut_connections() >= 1
         await until(conn.is_closed, what="the client sees the link drop")
         with pytest.raises(HostUnreachable, match="was lost"):
-            await link.run_command(conn, sshd.host(), "true", timeout=5)
+            await channels.run_command(conn, sshd.host(), "true", timeout=5)
     finally:
         await close(conn)
     await until(lambda: not sshd.connections(), what="no connection left")
@@ -254,19 +256,19 @@ async def test_the_host_idea_version(sshd):
     conn = await connected(sshd)
     try:
         host = sshd.host(idea=str(script))
-        assert await link.remote_version(conn, host) == "0.1.0"
-        assert await link.check_idea(conn, host, "0.1.0") == "0.1.0"
+        assert await check.remote_version(conn, host) == "0.1.0"
+        assert await check.check_idea(conn, host, "0.1.0") == "0.1.0"
         with pytest.raises(HostIdeaVersion) as caught:
-            await link.check_idea(conn, host, "0.2.0")
+            await check.check_idea(conn, host, "0.2.0")
         assert "0.1.0" in caught.value.message and "0.2.0" in caught.value.message
         with pytest.raises(HostIdeaMissing, match="not found"):
-            await link.remote_version(conn, sshd.host(idea=str(sshd.work / "nope")))
+            await check.remote_version(conn, sshd.host(idea=str(sshd.work / "nope")))
         sshd.write("bin/plain", "#!/bin/sh\necho x\n", mode=0o644)
         with pytest.raises(HostIdeaMissing, match="cannot be run"):
-            await link.remote_version(conn, sshd.host(idea=str(sshd.work / "bin/plain")))
+            await check.remote_version(conn, sshd.host(idea=str(sshd.work / "bin/plain")))
         other = sshd.write("bin/other", "#!/bin/sh\necho 'IntelliJ IDEA 2024.1'\n", mode=0o755)
         with pytest.raises(HostIdeaMissing, match="not IdeA"):
-            await link.remote_version(conn, sshd.host(idea=str(other)))
+            await check.remote_version(conn, sshd.host(idea=str(other)))
     finally:
         await close(conn)
 
@@ -275,10 +277,10 @@ async def test_remote_commands_are_bounded_in_time_and_output(sshd):
     conn = await connected(sshd)
     try:
         with pytest.raises(IdeaTimeout):
-            await link.run_command(conn, sshd.host(), "sleep 30", timeout=0.5)
+            await channels.run_command(conn, sshd.host(), "sleep 30", timeout=0.5)
         with pytest.raises(Unavailable, match="more than 1000"):
-            await link.run_command(conn, sshd.host(), "head -c 100000 /dev/zero", limit=1000)
-        assert (await link.run_command(conn, sshd.host(), "echo still")).stdout == "still\n"
+            await channels.run_command(conn, sshd.host(), "head -c 100000 /dev/zero", limit=1000)
+        assert (await channels.run_command(conn, sshd.host(), "echo still")).stdout == "still\n"
     finally:
         await close(conn)
 
@@ -286,9 +288,9 @@ async def test_remote_commands_are_bounded_in_time_and_output(sshd):
 async def test_the_root_folder_is_checked(sshd):
     conn = await connected(sshd)
     try:
-        await link.check_root(conn, sshd.host())
+        await check.check_root(conn, sshd.host())
         with pytest.raises(NotFound, match="no folder /no/such' dir"):
-            await link.check_root(conn, sshd.host(root="/no/such' dir"))
+            await check.check_root(conn, sshd.host(root="/no/such' dir"))
     finally:
         await close(conn)
 
@@ -296,8 +298,10 @@ async def test_the_root_folder_is_checked(sshd):
 async def test_unix_socket_forwarding_opens_and_closes(sshd):
     conn = await connected(sshd)
     try:
-        await link.check_forwarding(conn, sshd.host())
-        left = await link.run_command(conn, sshd.host(), "ls /tmp | grep -c idea-check- || true")
+        await check.check_forwarding(conn, sshd.host())
+        left = await channels.run_command(
+            conn, sshd.host(), "ls /tmp | grep -c idea-check- || true"
+        )
         assert left.stdout.strip() == "0"
     finally:
         await close(conn)
@@ -308,7 +312,7 @@ async def test_a_host_that_forbids_socket_forwarding_says_so():
         conn = await connected(sshd)
         try:
             with pytest.raises(ForwardingRefused) as caught:
-                await link.check_forwarding(conn, sshd.host())
+                await check.check_forwarding(conn, sshd.host())
             assert caught.value.code == "HOST_FORWARDING_REFUSED"
             assert "AllowStreamLocalForwarding yes" in caught.value.message
         finally:
@@ -323,9 +327,9 @@ async def test_the_agent_is_forwarded_only_where_the_users_ssh_config_says(
     host = sshd.host()
 
     async def remote_agent_socket() -> str:
-        conn = await link.connect(host, known_hosts=str(sshd.known_hosts))
+        conn = await connection.connect(host, known_hosts=str(sshd.known_hosts))
         try:
-            result = await link.run_command(conn, host, "echo ${SSH_AUTH_SOCK:-none}")
+            result = await channels.run_command(conn, host, "echo ${SSH_AUTH_SOCK:-none}")
         finally:
             await close(conn)
         return result.stdout.strip()

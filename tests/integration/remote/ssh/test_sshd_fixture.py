@@ -5,7 +5,7 @@ import asyncio
 import psutil
 import pytest
 
-from idea.infrastructure.ssh import link
+from idea.infrastructure.remote.ssh import channels, connection
 from tests.sshd import running_sshd
 from tests.waiting import until
 
@@ -16,9 +16,9 @@ DETACHED = "sleep 300 < /dev/null > /dev/null 2>&1 & echo $!"
 
 
 async def start_detached(sshd) -> int:
-    conn = await link.connect(sshd.host(), known_hosts=str(sshd.known_hosts))
+    conn = await connection.connect(sshd.host(), known_hosts=str(sshd.known_hosts))
     try:
-        result = await link.run_command(conn, sshd.host(), DETACHED)
+        result = await channels.run_command(conn, sshd.host(), DETACHED)
     finally:
         conn.close()
         await conn.wait_closed()
@@ -28,7 +28,7 @@ async def start_detached(sshd) -> int:
 async def test_a_cut_drops_the_link_and_leaves_the_sessions_processes(monkeypatch):
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
     with running_sshd() as sshd:
-        conn = await link.connect(sshd.host(), known_hosts=str(sshd.known_hosts))
+        conn = await connection.connect(sshd.host(), known_hosts=str(sshd.known_hosts))
         try:
             process = await conn.create_process("sleep 300")
             await until(sshd.session_processes, what="the session's sleep")
@@ -38,7 +38,7 @@ async def test_a_cut_drops_the_link_and_leaves_the_sessions_processes(monkeypatc
             assert not sshd.connections()
             assert sleeper.is_running()  # as after a network cut
             process.close()
-            again = await link.connect(sshd.host(), known_hosts=str(sshd.known_hosts))
+            again = await connection.connect(sshd.host(), known_hosts=str(sshd.known_hosts))
             again.close()
             await again.wait_closed()
         finally:
@@ -64,7 +64,7 @@ def test_two_servers_run_side_by_side(monkeypatch):
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
 
     async def check(sshd):
-        conn = await link.connect(sshd.host(), known_hosts=str(sshd.known_hosts))
+        conn = await connection.connect(sshd.host(), known_hosts=str(sshd.known_hosts))
         conn.close()
         await conn.wait_closed()
 
@@ -75,9 +75,9 @@ def test_two_servers_run_side_by_side(monkeypatch):
 
 
 async def session_says(sshd, script: str) -> str:
-    conn = await link.connect(sshd.host(), known_hosts=str(sshd.known_hosts))
+    conn = await connection.connect(sshd.host(), known_hosts=str(sshd.known_hosts))
     try:
-        return (await link.run_command(conn, sshd.host(), script)).stdout
+        return (await channels.run_command(conn, sshd.host(), script)).stdout
     finally:
         conn.close()
         await conn.wait_closed()

@@ -28,8 +28,8 @@ from idea.domain.profile import Mode
 from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.remote.link import LinkState
 from idea.infrastructure.remote.links import HostLinks
-from idea.infrastructure.ssh.host_transport import ssh_connector
-from idea.infrastructure.ssh.link import connect
+from idea.infrastructure.remote.ssh.connection import connect
+from idea.infrastructure.remote.ssh.host_transport import ssh_connector
 from tests.sshd import Sshd
 from tests.waiting import until
 

@@ -49,8 +49,8 @@ from idea.domain.profile import Mode
 from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.remote.link import LinkState
 from idea.infrastructure.remote.links import HostLinks
-from idea.infrastructure.ssh.host_transport import ssh_connector
-from idea.infrastructure.ssh.link import connect
+from idea.infrastructure.remote.ssh.connection import connect
+from idea.infrastructure.remote.ssh.host_transport import ssh_connector
 from tests.integration.test_real_delegation import ASK_TIMEOUT, MARKER_VAR, MockedAgents, Witness
 from tests.real_cli import clis
 from tests.real_cli.mock_model import (

@@ -16,7 +16,7 @@ import pytest
 from idea.bridge.channel import SocketChannel, _prove
 from idea.endpoint import loopback
 from idea.infrastructure.doors.mcp.listener import McpListener
-from idea.infrastructure.ssh.local_stream import open_local_stream, relay
+from idea.infrastructure.remote.ssh.local_stream import open_local_stream, relay
 from tests.windows_lane import windows_only
 
 pytestmark = [windows_only, pytest.mark.timeout(30)]

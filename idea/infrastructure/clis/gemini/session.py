@@ -48,6 +48,7 @@ from pathlib import Path
 from idea.application.session_ports import AgentSession, StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaError, Invalid, Unavailable
 from idea.domain.json_types import JsonObject, JsonValue
+from idea.infrastructure.clis.console_text import strip_ansi
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
 from idea.infrastructure.clis.gemini.chats import SessionKeeper
 from idea.infrastructure.clis.gemini.stream import (
@@ -92,7 +93,6 @@ _EXIT_MEANINGS = {
     55: "refused to run in an untrusted folder",
     130: "was cancelled",
 }
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # Strings are matched first so that "//" inside a value is kept.
 _JSON_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
 _TAIL_LINES = 12
@@ -357,7 +357,7 @@ def exit_message(name: str, code: int, stderr: str) -> str:
 
 
 def _tail(stderr: str) -> str:
-    lines = [line.rstrip() for line in _ANSI.sub("", stderr).splitlines() if line.strip()]
+    lines = [line.rstrip() for line in strip_ansi(stderr).splitlines() if line.strip()]
     return "\n".join(lines[-_TAIL_LINES:])[-_TAIL_CHARS:]
 
 

@@ -24,6 +24,15 @@ from idea.infrastructure.files.os_errors import os_errors
 
 # The one name of IdeA's MCP server, in every declaration and in ``serverInfo``.
 MCP_SERVER_NAME = "idea"
+# A CLI whose per-server ``timeout`` bounds each MCP request is given this much more than an
+# ``idea_*`` call may legitimately wait for another agent (``tool_timeout_s``), so that it never
+# gives up first.
+MCP_TIMEOUT_MARGIN_S = 60.0
+
+
+def mcp_request_timeout_ms(tool_timeout_s: float) -> int:
+    """The per-server MCP request ``timeout`` (ms) declared to such a CLI."""
+    return round((tool_timeout_s + MCP_TIMEOUT_MARGIN_S) * 1000)
 
 
 def idea_invocation() -> tuple[str, tuple[str, ...]]:

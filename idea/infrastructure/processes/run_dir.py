@@ -16,6 +16,10 @@ from idea.infrastructure.files.atomic import read_text, write_atomic
 from idea.infrastructure.processes.tree import ProcessRecord
 
 PIDS_FILE = "pids.json"
+# What IdeA injects for the CLI (DESIGN.md §9.5): the MCP declaration (where the CLI reads it from
+# a file that its profile does not name otherwise) and the agent's context.
+DECLARATION_FILE = "mcp.json"
+CONTEXT_FILE = "CONTEXT.md"
 
 
 def prepare_run_dir(run_dir: Path) -> Path:

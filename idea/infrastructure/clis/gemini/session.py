@@ -49,7 +49,7 @@ from idea.application.session_ports import AgentSession, StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaError, Invalid, Unavailable
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.infrastructure.clis.console_text import strip_ansi
-from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
+from idea.infrastructure.clis.declaration import MCP_SERVER_NAME, mcp_request_timeout_ms
 from idea.infrastructure.clis.gemini.chats import SessionKeeper
 from idea.infrastructure.clis.gemini.stream import (
     GeminiInit,
@@ -73,9 +73,6 @@ SETTINGS_DIR = ".gemini"
 SETTINGS_FILE = "settings.json"
 BACKUP_DIR = "session-backup"  # in the run dir's SETTINGS_DIR
 TRUST_ENV = "GEMINI_CLI_TRUST_WORKSPACE"
-# Gemini's per-server ``timeout`` bounds each MCP request: an ``idea_*`` call may legitimately
-# wait ``tool_timeout_s`` for another agent, so the CLI must not give up first.
-MCP_TIMEOUT_MARGIN_S = 60.0
 # A finished turn's process still saves its session before it exits; the next one waits for it.
 PREVIOUS_EXIT_WAIT_S = 10.0
 EXIT_INPUT_ERROR = 42
@@ -147,7 +144,7 @@ def build_settings(spec: StructuredSpec, project: JsonObject, user: JsonObject) 
             "args": list(spec.mcp.args),
             "env": dict(spec.mcp.env),
             "trust": True,
-            "timeout": int((spec.tool_timeout_s + MCP_TIMEOUT_MARGIN_S) * 1000),
+            "timeout": mcp_request_timeout_ms(spec.tool_timeout_s),
         }
         settings["mcpServers"] = servers
     # A setting rather than --include-directories: that flag splits its value on commas.

@@ -31,21 +31,23 @@ from idea.domain.json_types import JsonObject
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import SessionEvent
 from idea.infrastructure.clis.console_text import strip_ansi
-from idea.infrastructure.clis.declaration import MCP_SERVER_NAME, write_run_dir_file
+from idea.infrastructure.clis.declaration import (
+    MCP_SERVER_NAME,
+    mcp_request_timeout_ms,
+    write_run_dir_file,
+)
 from idea.infrastructure.clis.mcp_list import run_mcp_list
 from idea.infrastructure.clis.ndjson import OverlongLine
 from idea.infrastructure.clis.opencode.stream import OpenCodeStreamParser
 from idea.infrastructure.clis.turn_session import TurnSession
 from idea.infrastructure.files.atomic import write_atomic
 from idea.infrastructure.processes.cli_process import CliProcess
+from idea.infrastructure.processes.run_dir import CONTEXT_FILE
 
 log = logging.getLogger(__name__)
 
 CONFIG_FILE = "opencode.json"
-CONTEXT_FILE = "CONTEXT.md"
 CONFIG_ENV = "OPENCODE_CONFIG"
-# OpenCode's per-server ``timeout`` bounds each MCP request (its default is 5 s).
-MCP_TIMEOUT_MARGIN_S = 60.0
 _LISTED = re.compile(rf"(?P<mark>\S)\s+{re.escape(MCP_SERVER_NAME)}\s+(?P<status>\S.*)$")
 
 
@@ -58,7 +60,7 @@ def opencode_config(spec: StructuredSpec) -> JsonObject:
             "command": [spec.mcp.command, *spec.mcp.args],
             "environment": dict(spec.mcp.env),
             "enabled": True,
-            "timeout": round((spec.tool_timeout_s + MCP_TIMEOUT_MARGIN_S) * 1000),
+            "timeout": mcp_request_timeout_ms(spec.tool_timeout_s),  # its default: 5 s
         }
         config["mcp"] = {MCP_SERVER_NAME: server}
     if spec.context.strip():

@@ -12,11 +12,12 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
+from idea.bridge.relay_common import EXIT_USAGE
+
 if TYPE_CHECKING:
     import argparse
     from pathlib import Path
 
-EXIT_USAGE = 2
 EXIT_FAILURE = 1
 
 

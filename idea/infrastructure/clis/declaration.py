@@ -18,9 +18,8 @@ import idea
 from idea.application.session_ports import McpServerEntry
 from idea.domain.json_types import JsonObject
 from idea.endpoint.naming import mcp_endpoint
-from idea.infrastructure.files.atomic import write_atomic
+from idea.infrastructure.files.atomic import make_folder, write_atomic
 from idea.infrastructure.files.json_document import JsonDocument
-from idea.infrastructure.files.os_errors import os_errors
 
 # The one name of IdeA's MCP server, in every declaration and in ``serverInfo``.
 MCP_SERVER_NAME = "idea"
@@ -101,16 +100,14 @@ def write_run_dir_file(run_dir: str, name: str, document: JsonObject) -> Path:
     """Write ``document`` as the JSON file ``name`` of an agent's run dir (atomically), whole:
     the run dir is IdeA's, so nothing of the user's is replaced. Raises ``Internal``."""
     folder = Path(run_dir)
-    with os_errors("create", folder):
-        folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
+    path = make_folder(folder) / name
     write_atomic(path, json.dumps(document, indent=2) + "\n")
     return path
 
 
 def write_declaration(path: Path, server: JsonObject) -> None:
     """Merge ``server`` as ``mcpServers.idea`` into the JSON file at ``path`` (atomically)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     doc = JsonDocument(path)
 
     def merge(current: JsonObject | None) -> JsonObject:

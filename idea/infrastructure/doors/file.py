@@ -49,6 +49,7 @@ from idea.infrastructure.doors.request_files import (
     unknown_requests,
 )
 from idea.infrastructure.doors.request_queue import Pending, RequestQueue
+from idea.infrastructure.files.atomic import make_folder
 
 __all__ = [
     "MAX_IN_FLIGHT",
@@ -173,8 +174,7 @@ class FileDoor:
         self.scans = 0  # scans of the folder completed (what they found is offered)
 
     async def start(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.done.mkdir(exist_ok=True)
+        make_folder(self.done)  # and the door's folder
         self._threads = ThreadPoolExecutor(DOOR_THREADS, thread_name_prefix="file-door")
         self._inbox.open(asyncio.get_running_loop())
         observer = Observer()

@@ -60,7 +60,7 @@ from idea.infrastructure.clis.gemini.stream import (
 from idea.infrastructure.clis.mcp_list import connected_line, run_mcp_list
 from idea.infrastructure.clis.ndjson import OverlongLine
 from idea.infrastructure.clis.turn_session import TurnSession
-from idea.infrastructure.files.atomic import write_atomic
+from idea.infrastructure.files.atomic import make_folder, write_atomic
 from idea.infrastructure.files.json_document import encode_json
 from idea.infrastructure.processes.cli_process import CliProcess
 
@@ -115,7 +115,7 @@ async def start_gemini_session(
 def prepare_run_dir(spec: StructuredSpec) -> None:
     """Write ``GEMINI.md`` and ``.gemini/settings.json`` into the run dir, atomically."""
     run_dir = Path(spec.run_dir)
-    (run_dir / SETTINGS_DIR).mkdir(parents=True, exist_ok=True)
+    make_folder(run_dir / SETTINGS_DIR)
     write_atomic(run_dir / CONTEXT_FILE, context_text(spec))
     project = _read_settings(Path(spec.cwd) / SETTINGS_DIR / SETTINGS_FILE)
     user = _read_settings(_gemini_home(spec) / SETTINGS_DIR / SETTINGS_FILE)

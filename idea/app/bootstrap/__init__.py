@@ -120,17 +120,20 @@ def find_project_root(start: Path) -> Path | None:
     return None
 
 
-def project_services(root: Path, trusted_projects: TrustStore | None = None) -> ProjectServices:
+def project_services(
+    root: Path, trusted_projects: TrustStore | None = None, clock: Clock | None = None
+) -> ProjectServices:
     """Open (creating ``.ideai/`` on first use) the project in ``root``.
 
     Raises ``Invalid`` if ``root`` is not a folder, ``CorruptFile`` if ``project.json`` is unusable.
     A project this call creates is trusted (``trusted_projects``: default the user's own list).
+    ``clock``: the system's unless a test sets the time.
     """
     root = root.resolve()
     if not root.is_dir():
         raise Invalid(f"project folder {root} does not exist or is not a folder")
     paths = ProjectPaths(root)
-    clock, ids = SystemClock(), UuidGenerator()
+    clock, ids = clock or SystemClock(), UuidGenerator()
     problems: list[CorruptFile] = []
     reassigned: list[AgentIdReassigned] = []
     # Only a ``.ideai/`` this call makes is trusted: one that came with the folder (a clone,
@@ -362,11 +365,12 @@ async def open_project(
     file_door: bool = True,
     ask_timeout_s: float | None = None,
     tool_timeout_s: float | None = None,
+    clock: Clock | None = None,
 ) -> ProjectRuntime:
     """Open the project in ``root`` (making it one if needed). Raises ``Conflict`` (open in
     another IdeA process), ``Invalid``, ``CorruptFile`` (project.json), ``Internal``.
     ``tool_timeout_s``: what the starter declares to the CLIs as their MCP tool timeout."""
-    services = project_services(root)
+    services = project_services(root, clock=clock)
     hosts: HostLinks | None = None
     if starter is None:
         timeout = (

@@ -11,21 +11,27 @@ builds the rows sent back, ``layout_ops`` maps ``layouts.apply``'s ops onto ``La
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Awaitable, Callable
+import inspect
+from collections.abc import Callable
+from typing import Any
 
 from idea.app.project_host import ProjectHost
 from idea.app.terminal_stream import TerminalViews
 from idea.app.ui.context import Doctor, UiContext
 from idea.app.ui.methods import agents, board, chat, layouts, project, sessions, workspace
+from idea.app.ui.params import read_params, type_hints
 from idea.domain.errors import CorruptFile, Invalid, MissingField
-from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.json_types import JsonObject
 
-__all__ = ["HANDLERS", "METHODS", "Doctor", "Method", "UiApi", "method_name"]
+__all__ = ["HANDLERS", "METHODS", "Doctor", "Method", "UiApi", "declared", "method_name"]
 
-Result = JsonValue | Awaitable[JsonValue]
+# What a method gives: its result (JSON: a TypedDict of ``rows``/``shapes``, a list of them...),
+# or, for an async method, an awaitable of it.
+Result = object
 Method = Callable[[TerminalViews, JsonObject], Result]
-Handler = Callable[[UiContext, TerminalViews, JsonObject], Result]
+# ``(context, views, params) -> result``: the params' type and the result's are the handler's
+# annotations, from which the reader and ui/src's types are derived.
+Handler = Callable[..., Any]
 
 HANDLERS: tuple[Handler, ...] = (
     *(project.project_info, project.project_recent, project.project_open),
@@ -49,6 +55,22 @@ def method_name(handler: Callable[..., object]) -> str:
 METHODS = tuple(method_name(h) for h in HANDLERS)
 
 
+def declared(handler: Handler) -> tuple[Any, Any]:
+    """The params type (its third parameter's annotation) and the result type of a handler."""
+    hints = type_hints(handler)
+    params = list(inspect.signature(handler).parameters)[2]
+    return hints[params], hints["return"]
+
+
+def _bind(handler: Handler, context: UiContext) -> Method:
+    params_type, _ = declared(handler)
+
+    def method(views: TerminalViews, raw: JsonObject) -> Result:
+        return handler(context, views, read_params(params_type, raw))
+
+    return method
+
+
 class UiApi:
     def __init__(
         self,
@@ -58,9 +80,7 @@ class UiApi:
         doctor: Doctor | None = None,
     ) -> None:
         context = UiContext(host, problems, history, doctor)
-        self.methods: dict[str, Method] = {
-            method_name(h): functools.partial(h, context) for h in HANDLERS
-        }
+        self.methods: dict[str, Method] = {method_name(h): _bind(h, context) for h in HANDLERS}
 
     def method(self, name: object) -> Method:
         """Raises ``MissingField``/``Invalid`` (field ``method``) for a missing or unknown name."""

@@ -3,22 +3,45 @@ any other); its history; interrupting the running turn, whose ``chat.send`` then
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import NotRequired, TypedDict, cast
+
 from idea.app.terminal_stream import TerminalViews
 from idea.app.ui.context import ChatTurn, UiContext
-from idea.app.ui.params import text
+from idea.app.ui.params import NameParams, checked
+from idea.app.ui.shapes import ChatHistory
 from idea.application.caller import AskProgress
 from idea.domain.commands import AskAgent, Source
 from idea.domain.errors import AgentFailed, MissingField
-from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.names import validate_slug
 
 
-async def chat_send(ctx: UiContext, _: TerminalViews, p: JsonObject) -> JsonValue:
-    name = validate_slug(text(p, "name"), "name")
-    message = text(p, "text")
+def _not_blank(message: str, key: str) -> str:
     if not message.strip():
-        raise MissingField("text")
-    command = AskAgent(target=name, task=message)
+        raise MissingField(key)
+    return message
+
+
+@dataclass(frozen=True, slots=True)
+class SendParams:
+    name: str = checked(validate_slug)
+    text: str = checked(_not_blank)
+
+
+class Reply(TypedDict):
+    """``reply`` None and ``interrupted``: ``chat.interrupt`` stopped this message's turn."""
+
+    reply: str | None
+    interrupted: NotRequired[bool]
+
+
+class Interrupted(TypedDict):
+    interrupted: bool  # False: no turn was running
+
+
+async def chat_send(ctx: UiContext, _: TerminalViews, p: SendParams) -> Reply:
+    name = p.name
+    command = AskAgent(target=name, task=p.text)
     turn = ChatTurn()
 
     def progress(p: AskProgress) -> None:
@@ -40,13 +63,14 @@ async def chat_send(ctx: UiContext, _: TerminalViews, p: JsonObject) -> JsonValu
     return {"reply": outcome.reply}
 
 
-def chat_history(ctx: UiContext, _: TerminalViews, p: JsonObject) -> JsonValue:
-    agent_id = ctx.s.agents.get(text(p, "name")).id
-    return {**ctx.history(agent_id), "queued": ctx.rt.ask.queue_length(agent_id)}
+def chat_history(ctx: UiContext, _: TerminalViews, p: NameParams) -> ChatHistory:
+    agent_id = ctx.s.agents.get(p.name).id
+    history = {**ctx.history(agent_id), "queued": ctx.rt.ask.queue_length(agent_id)}
+    return cast(ChatHistory, history)
 
 
-async def chat_interrupt(ctx: UiContext, _: TerminalViews, p: JsonObject) -> JsonValue:
-    agent = ctx.s.agents.get(text(p, "name"))
+async def chat_interrupt(ctx: UiContext, _: TerminalViews, p: NameParams) -> Interrupted:
+    agent = ctx.s.agents.get(p.name)
     session = ctx.rt.sessions.structured_session(agent.id)
     if session is None or not session.busy:
         return {"interrupted": False}

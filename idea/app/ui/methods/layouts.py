@@ -3,27 +3,36 @@ published as ``LayoutChanged`` by the ``change_layout`` use case."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from idea.app.terminal_stream import TerminalViews
 from idea.app.ui.context import UiContext
-from idea.app.ui.layout_ops import LAYOUT_OPS, apply_op
-from idea.app.ui.params import choice
+from idea.app.ui.layout_ops import CreatedIds, LayoutOp, apply_op
+from idea.app.ui.params import NoParams
+from idea.app.ui.shapes import LayoutsJson
 from idea.application.change_layout import change_layout
-from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.layout import Layouts
 
 
-def layouts_get(ctx: UiContext, _: TerminalViews, __: JsonObject) -> JsonValue:
-    return ctx.rt.layouts().to_json()
+class Applied(CreatedIds):
+    layouts: LayoutsJson
 
 
-def layouts_apply(ctx: UiContext, _: TerminalViews, p: JsonObject) -> JsonValue:
-    op = choice(p, "op", LAYOUT_OPS)
-    created: JsonObject = {}
+def layouts_get(ctx: UiContext, _: TerminalViews, __: NoParams) -> LayoutsJson:
+    return layouts_json(ctx.rt.layouts())
+
+
+def layouts_json(layouts: Layouts) -> LayoutsJson:
+    return cast(LayoutsJson, layouts.to_json())
+
+
+def layouts_apply(ctx: UiContext, _: TerminalViews, p: LayoutOp) -> Applied:
+    created: CreatedIds = {}
 
     def operation(layouts: Layouts) -> Layouts:
-        changed, ids = apply_op(op, layouts, p, ctx.s.ids.new_id, ctx.s.agents)
+        changed, ids = apply_op(p, layouts, ctx.s.ids.new_id, ctx.s.agents)
         created.update(ids)
         return changed
 
     layouts = change_layout(ctx.s.layouts, ctx.rt.sessions, ctx.rt.bus, operation)
-    return {"layouts": layouts.to_json(), **created}
+    return {"layouts": layouts_json(layouts), **created}

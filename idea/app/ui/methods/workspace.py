@@ -4,32 +4,49 @@ orchestrator (logged, one behaviour with the other doors); the board's summary i
 from __future__ import annotations
 
 import asyncio
+from typing import Annotated, TypedDict
 
 from idea.app.terminal_stream import TerminalViews
 from idea.app.ui.context import UiContext
-from idea.app.ui.params import text
+from idea.app.ui.params import NameParams
 from idea.domain.agent import Workspace
 from idea.domain.commands import AgentChanges as AgentChangesCommand
 from idea.domain.commands import Command, DiscardAgentChanges, MergeAgent, Source
 from idea.domain.errors import Invalid
-from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.json_types import JsonValue
+from idea.domain.workspace import MergeResult, WorkspaceChanges
 
 
-async def workspace_changes(ctx: UiContext, _: TerminalViews, p: JsonObject) -> JsonValue:
-    return await _review(ctx, AgentChangesCommand(name=text(p, "name")))
+class Discarded(TypedDict):
+    base: str  # where the worktree and its branch are back at
 
 
-async def workspace_merge(ctx: UiContext, _: TerminalViews, p: JsonObject) -> JsonValue:
-    return await _review(ctx, MergeAgent(name=text(p, "name")))
+class Summary(TypedDict):
+    files: int
+    ahead: int
 
 
-async def workspace_discard(ctx: UiContext, _: TerminalViews, p: JsonObject) -> JsonValue:
-    return await _review(ctx, DiscardAgentChanges(name=text(p, "name")))
+async def workspace_changes(
+    ctx: UiContext, _: TerminalViews, p: NameParams
+) -> Annotated[JsonValue, WorkspaceChanges]:
+    return await _review(ctx, AgentChangesCommand(name=p.name))
 
 
-async def workspace_summary(ctx: UiContext, _: TerminalViews, p: JsonObject) -> JsonValue:
+async def workspace_merge(
+    ctx: UiContext, _: TerminalViews, p: NameParams
+) -> Annotated[JsonValue, MergeResult]:
+    return await _review(ctx, MergeAgent(name=p.name))
+
+
+async def workspace_discard(
+    ctx: UiContext, _: TerminalViews, p: NameParams
+) -> Annotated[JsonValue, Discarded]:
+    return await _review(ctx, DiscardAgentChanges(name=p.name))
+
+
+async def workspace_summary(ctx: UiContext, _: TerminalViews, p: NameParams) -> Summary:
     """For the board: a read, not a command (not logged); counts only."""
-    agent = ctx.s.agents.get(text(p, "name"))
+    agent = ctx.s.agents.get(p.name)
     if agent.workspace is not Workspace.WORKTREE:
         raise Invalid(f"agent {agent.name} works in the project folder, not a worktree")
     files, ahead = await asyncio.to_thread(ctx.s.workspaces.summary, agent)

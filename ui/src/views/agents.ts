@@ -6,8 +6,19 @@
 // since the form opened shows both versions and offers reload or overwrite (DESIGN.md §18).
 
 import {
-  agentParams, fieldOfAgentError, formDefaults, modelsOf, modesOf, onProfileChange, permissionModesOf,
-  successText, takesModel, type AgentFormValues, type AgentInfo, type FormField, type ProfileInfo,
+  agentParams,
+  fieldOfAgentError,
+  formDefaults,
+  modelsOf,
+  modesOf,
+  onProfileChange,
+  permissionModesOf,
+  successText,
+  takesModel,
+  type AgentFormValues,
+  type AgentInfo,
+  type FormField,
+  type ProfileInfo,
 } from "../model/agentform";
 import { api, ApiFailure } from "../model/api";
 import { editConflictOf, opened, overwrite, refused, versionParam } from "../model/edits";
@@ -42,7 +53,11 @@ export class AgentEditor {
             { role: "status" },
             h("span", {}, this.notice),
             h("span.spacer"),
-            h("button.btn.ghost.small", { title: "Dismiss", onclick: () => ((this.notice = null), this.render()) }, "✕"),
+            h(
+              "button.btn.ghost.small",
+              { title: "Dismiss", onclick: () => ((this.notice = null), this.render()) },
+              "✕",
+            ),
           )
         : null,
       h(
@@ -183,7 +198,11 @@ export class AgentEditor {
     const name = watch(
       "name",
       h("input", {
-        name: "name", value: values.name, placeholder: "e.g. reviewer", required: true, autocomplete: "off",
+        name: "name",
+        value: values.name,
+        placeholder: "e.g. reviewer",
+        required: true,
+        autocomplete: "off",
         spellcheck: false,
       }),
     );
@@ -206,13 +225,23 @@ export class AgentEditor {
     const model = watch(
       "model",
       h("input", {
-        name: "model", value: values.model, list: models.id, autocomplete: "off", spellcheck: false,
+        name: "model",
+        value: values.model,
+        list: models.id,
+        autocomplete: "off",
+        spellcheck: false,
         placeholder: "the CLI's default",
       }),
     );
     const permission = watch("permission_mode", h("select", { name: "permission_mode" }));
-    const description = watch("description", h("input", { name: "description", value: values.description }));
-    const context = watch("context", h("textarea", { name: "context", rows: 8, value: values.context }));
+    const description = watch(
+      "description",
+      h("input", { name: "description", value: values.description }),
+    );
+    const context = watch(
+      "context",
+      h("textarea", { name: "context", rows: 8, value: values.context }),
+    );
     const worktree = watch(
       "workspace",
       h("input", { type: "checkbox", name: "worktree", checked: values.worktree }),
@@ -229,7 +258,11 @@ export class AgentEditor {
         ),
         // An agent file may name a host this user has not configured: show it rather than lose it.
         values.host && !hostNames.includes(values.host)
-          ? h("option", { value: values.host, selected: true }, `${values.host} (not in hosts.json)`)
+          ? h(
+              "option",
+              { value: values.host, selected: true },
+              `${values.host} (not in hosts.json)`,
+            )
           : null,
       ),
     );
@@ -241,8 +274,21 @@ export class AgentEditor {
       h("span.field-hint.muted", {}, "Another machine of your hosts.json, reached over SSH"),
       errorFor("host"),
     );
-    const modeField = h("label.field", { dataset: { field: "mode" } }, "Mode", mode, errorFor("mode"));
-    const modelField = h("label.field", { dataset: { field: "model" } }, "Model", model, models, errorFor("model"));
+    const modeField = h(
+      "label.field",
+      { dataset: { field: "mode" } },
+      "Mode",
+      mode,
+      errorFor("mode"),
+    );
+    const modelField = h(
+      "label.field",
+      { dataset: { field: "model" } },
+      "Model",
+      model,
+      models,
+      errorFor("model"),
+    );
     const permissionField = h(
       "label.field",
       { dataset: { field: "permission_mode" } },
@@ -258,7 +304,11 @@ export class AgentEditor {
       clear(
         mode,
         ...modesOf(p).map((m) =>
-          h("option", { value: m, selected: m === values.mode }, m === "structured" ? "Chat (structured)" : "Terminal"),
+          h(
+            "option",
+            { value: m, selected: m === values.mode },
+            m === "structured" ? "Chat (structured)" : "Terminal",
+          ),
         ),
       );
       mode.disabled = modesOf(p).length < 2;
@@ -269,7 +319,9 @@ export class AgentEditor {
         h("option", { value: "", selected: current === "" }, "As the CLI is set up"),
         ...permissions.map((m) => h("option", { value: m, selected: m === current }, m)),
         // An agent file may hold one this profile does not list: show it rather than lose it.
-        current && !permissions.includes(current) ? h("option", { value: current, selected: true }, current) : null,
+        current && !permissions.includes(current)
+          ? h("option", { value: current, selected: true }, current)
+          : null,
       );
       permissionField.hidden = permissions.length === 0 && current === "";
       clear(models, ...modelsOf(p).map((m) => h("option", { value: m })));
@@ -326,7 +378,8 @@ export class AgentEditor {
         await store.reloadAgents();
         this.edit(null);
       } catch (err) {
-        const e = err instanceof ApiFailure ? err.error : { code: "INTERNAL", message: String(err) };
+        const e =
+          err instanceof ApiFailure ? err.error : { code: "INTERNAL", message: String(err) };
         const conflict = agent ? editConflictOf(e) : null;
         const field = fieldOfAgentError(e);
         if (agent && conflict) {
@@ -368,12 +421,24 @@ export class AgentEditor {
         h("span.field-hint.muted", {}, "a-z, 0-9, - and _; also its file name"),
         errorFor("name"),
       ),
-      h("label.field", { dataset: { field: "profile" } }, "Profile (its CLI)", profile, errorFor("profile")),
+      h(
+        "label.field",
+        { dataset: { field: "profile" } },
+        "Profile (its CLI)",
+        profile,
+        errorFor("profile"),
+      ),
       modeField,
       modelField,
       permissionField,
       hostField,
-      h("label.field", { dataset: { field: "description" } }, "Description", description, errorFor("description")),
+      h(
+        "label.field",
+        { dataset: { field: "description" } },
+        "Description",
+        description,
+        errorFor("description"),
+      ),
       h(
         "label.field",
         { dataset: { field: "context" } },
@@ -403,8 +468,18 @@ export class AgentEditor {
   private asksFrom(agent: AgentDetail | null): { el: HTMLElement; value: () => string[] } {
     const choice = asksFromChoice(agent ? (agent.asks_from ?? ["*"]) : ["*"]);
     const others = store.agents.map((a) => a.name).filter((n) => n !== agent?.name);
-    const anyone = h("input", { type: "radio", name: "asks-from", value: "anyone", checked: choice.anyone });
-    const only = h("input", { type: "radio", name: "asks-from", value: "only", checked: !choice.anyone });
+    const anyone = h("input", {
+      type: "radio",
+      name: "asks-from",
+      value: "anyone",
+      checked: choice.anyone,
+    });
+    const only = h("input", {
+      type: "radio",
+      name: "asks-from",
+      value: "only",
+      checked: !choice.anyone,
+    });
     const boxes = others.map((name) =>
       h("input", {
         type: "checkbox",
@@ -439,7 +514,12 @@ export class AgentEditor {
     );
     return {
       el,
-      value: () => asksFromValue(anyone.checked, boxes.filter((b) => b.checked).map((b) => b.value), others),
+      value: () =>
+        asksFromValue(
+          anyone.checked,
+          boxes.filter((b) => b.checked).map((b) => b.value),
+          others,
+        ),
     };
   }
 
@@ -466,5 +546,7 @@ export class AgentEditor {
 /** "claude · chat · opus · plan": how the agent runs. */
 function setupOf(a: AgentRow & { permission_mode?: string | null }): string {
   const mode = a.mode === "structured" ? "chat" : a.mode === "terminal" ? "terminal" : null;
-  return [a.profile, mode, a.model, a.permission_mode, a.host ? `on ${a.host}` : null].filter(Boolean).join(" · ");
+  return [a.profile, mode, a.model, a.permission_mode, a.host ? `on ${a.host}` : null]
+    .filter(Boolean)
+    .join(" · ");
 }

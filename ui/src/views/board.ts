@@ -118,7 +118,9 @@ export class Board {
             this.chainButton(c.chain_id),
             h("span.chain-who", { title: who }, who),
             h("span.spacer"),
-            depth !== null ? h("span.badge.depth", { title: "Deepest ask so far (root = 1)" }, `depth ${depth}`) : null,
+            depth !== null
+              ? h("span.badge.depth", { title: "Deepest ask so far (root = 1)" }, `depth ${depth}`)
+              : null,
           ),
           h(
             "div.board-line.chain-facts.muted",
@@ -157,12 +159,22 @@ export class Board {
       h(
         "div.board-head",
         {},
-        h("span.status-dot", { class: r.live ? status.cls : status.cls === "hibernated" ? "hibernated" : "off" }),
+        h("span.status-dot", {
+          class: r.live ? status.cls : status.cls === "hibernated" ? "hibernated" : "off",
+        }),
         h("strong.board-name", { title: r.name }, r.name),
         hostPill(store.agents.find((a) => a.name === r.name)),
-        h("span.pill.status", { class: status.cls, title: status.title || undefined }, status.label),
+        h(
+          "span.pill.status",
+          { class: status.cls, title: status.title || undefined },
+          status.label,
+        ),
         status.since !== null
-          ? h("span.elapsed.muted", { dataset: { since: String(status.since) } }, elapsedText(status.since, now))
+          ? h(
+              "span.elapsed.muted",
+              { dataset: { since: String(status.since) } },
+              elapsedText(status.since, now),
+            )
           : null,
         r.live ? h("span.badge", {}, r.mode ?? "live") : null,
         r.live && status.cls === "working" && r.queued > 1
@@ -172,10 +184,16 @@ export class Board {
         nodeId
           ? h("button.btn.small.board-go", { onclick: () => void goToCell(nodeId) }, "Go to cell")
           : r.live
-            ? h("span.badge.background", { title: "Running without a cell: show it from a cell's picker" }, "background")
+            ? h(
+                "span.badge.background",
+                { title: "Running without a cell: show it from a cell's picker" },
+                "background",
+              )
             : null,
       ),
-      limited ? h("div.board-line.rate-limit", {}, h("span.muted", {}, "rate-limited "), limited) : null,
+      limited
+        ? h("div.board-line.rate-limit", {}, h("span.muted", {}, "rate-limited "), limited)
+        : null,
       serving && r.serving
         ? h(
             "div.board-line.serving",
@@ -189,7 +207,12 @@ export class Board {
       r.ticket ? h("div.board-line", {}, h("span.muted", {}, "ticket "), r.ticket) : null,
       r.progress ? h("div.board-line", {}, h("span.muted", {}, "progress "), r.progress) : null,
       lastDelegation
-        ? h("div.board-line.last-delegation", {}, h("span.muted", {}, "last delegation "), lastDelegation)
+        ? h(
+            "div.board-line.last-delegation",
+            {},
+            h("span.muted", {}, "last delegation "),
+            lastDelegation,
+          )
         : null,
       r.usage
         ? h(

@@ -90,7 +90,8 @@ export class ChangesView {
 
   private async discard(): Promise<void> {
     const name = this.agent.name;
-    if (!confirm(`Discard everything ${name} changed in its worktree? This cannot be undone.`)) return;
+    if (!confirm(`Discard everything ${name} changed in its worktree? This cannot be undone.`))
+      return;
     try {
       await api.call("workspace.discard", { name });
       showNotice(`${name}'s worktree is back where its branch started.`);

@@ -35,8 +35,16 @@ export function conflictNotice(conflict: EditConflict, actions: ConflictActions)
     h(
       "div.form-buttons",
       {},
-      h("button.btn.conflict-reload", { type: "button", onclick: actions.reload }, "Reload from disk"),
-      h("button.btn.danger.conflict-overwrite", { type: "button", onclick: actions.overwrite }, "Overwrite"),
+      h(
+        "button.btn.conflict-reload",
+        { type: "button", onclick: actions.reload },
+        "Reload from disk",
+      ),
+      h(
+        "button.btn.danger.conflict-overwrite",
+        { type: "button", onclick: actions.overwrite },
+        "Overwrite",
+      ),
     ),
   );
 }

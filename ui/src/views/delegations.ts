@@ -8,8 +8,18 @@ import { api } from "../model/api";
 import { chainTotals, MAX_INDENT } from "../model/chains";
 import { store } from "../model/state";
 import {
-  agentsIn, buildTimeline, cellOfAgent, inFlight, runningFromBoard, runningKey, type ChainItem, type ChatGroup,
-  type Hop, type LoggedAsk, type RunningHop, type TimelineItem,
+  agentsIn,
+  buildTimeline,
+  cellOfAgent,
+  inFlight,
+  runningFromBoard,
+  runningKey,
+  type ChainItem,
+  type ChatGroup,
+  type Hop,
+  type LoggedAsk,
+  type RunningHop,
+  type TimelineItem,
 } from "../model/timeline";
 import type { WorkState } from "../model/types";
 import { count, localTime, shortChainId, usageDetail, usageText } from "../model/usage";
@@ -107,7 +117,11 @@ export class DelegationLog {
 
   private render(): void {
     const nameOf = (x: string) => store.nameOf(x);
-    const items = buildTimeline(this.records, this.running, { agent: this.agent, chain: this.chain, nameOf });
+    const items = buildTimeline(this.records, this.running, {
+      agent: this.agent,
+      chain: this.chain,
+      nameOf,
+    });
     const head = this.chain === null ? null : this.chainHead(this.chain, items);
     const body = items.length
       ? items.map((item) => (item.kind === "chats" ? this.chats(item) : this.chainEl(item)))
@@ -124,7 +138,10 @@ export class DelegationLog {
   /** The agent filter (one element for the view's life: a refresh never closes it while the
    * user picks), and how many hops run now. */
   private toolbar(items: TimelineItem[]): HTMLElement {
-    const names = new Set([...store.agents.map((a) => a.name), ...agentsIn(this.records, (x) => store.nameOf(x))]);
+    const names = new Set([
+      ...store.agents.map((a) => a.name),
+      ...agentsIn(this.records, (x) => store.nameOf(x)),
+    ]);
     if (this.agent) names.add(this.agent);
     const wanted = ["", ...[...names].sort()];
     const select = this.agentSelect;
@@ -135,7 +152,9 @@ export class DelegationLog {
     select.value = this.agent ?? "";
     const running = items.reduce((sum, i) => sum + (i.kind === "chain" ? i.running : 0), 0);
     const queued = items.reduce((sum, i) => sum + (i.kind === "chain" ? i.queued : 0), 0);
-    const note = [running ? `${running} running` : null, queued ? `${queued} queued` : null].filter(Boolean);
+    const note = [running ? `${running} running` : null, queued ? `${queued} queued` : null].filter(
+      Boolean,
+    );
     clear(this.runningNote, ...(note.length ? [h("span.spinner"), note.join(" · ")] : []));
     this.runningNote.hidden = note.length === 0;
     return this.bar;
@@ -183,10 +202,19 @@ export class DelegationLog {
     ].filter(Boolean);
     return h(
       "div.tl-chain",
-      { dataset: { ...(item.chainId ? { chain: item.chainId } : {}), running: String(item.running) } },
+      {
+        dataset: {
+          ...(item.chainId ? { chain: item.chainId } : {}),
+          running: String(item.running),
+        },
+      },
       this.node(item.root, 0),
       nested && this.chain === null
-        ? h("div.tl-chain-totals.muted", { title: usageDetail(item.usage) }, `Chain: ${facts.join(" · ")}`)
+        ? h(
+            "div.tl-chain-totals.muted",
+            { title: usageDetail(item.usage) },
+            `Chain: ${facts.join(" · ")}`,
+          )
         : null,
     );
   }
@@ -216,7 +244,10 @@ export class DelegationLog {
       : h("span.pill.outcome.ok", {}, "ok");
     const el = h(
       "details.tl-chats",
-      { open: this.open.has(key), dataset: { target: group.target, count: String(group.hops.length) } },
+      {
+        open: this.open.has(key),
+        dataset: { target: group.target, count: String(group.hops.length) },
+      },
       h(
         "summary",
         {},
@@ -235,10 +266,20 @@ export class DelegationLog {
           h("span.muted", {}, span(group.startedAt, group.endedAt, now)),
           h("span.spacer"),
           group.usage
-            ? h("span.deleg-usage.muted", { title: usageDetail(group.usage) }, usageText(group.usage))
+            ? h(
+                "span.deleg-usage.muted",
+                { title: usageDetail(group.usage) },
+                usageText(group.usage),
+              )
             : null,
         ),
-        h("div.deleg-times", {}, h("span.muted", {}, "chat messages"), h("span.spacer"), this.chatButton(group.target)),
+        h(
+          "div.deleg-times",
+          {},
+          h("span.muted", {}, "chat messages"),
+          h("span.spacer"),
+          this.chatButton(group.target),
+        ),
       ),
       h("div.tl-children", {}, ...group.hops.map((hop) => this.hop(hop, true, true))),
     );
@@ -272,17 +313,26 @@ export class DelegationLog {
     const pill = running
       ? h("span.pill.outcome.running", { title: "Its turn runs now" }, h("span.spinner"), "running")
       : queued
-        ? h("span.pill.outcome.queued", { title: `Waiting in ${hop.target}'s queue for its turn` }, "queued")
+        ? h(
+            "span.pill.outcome.queued",
+            { title: `Waiting in ${hop.target}'s queue for its turn` },
+            "queued",
+          )
         : h(
-          "span.pill.outcome",
-          { class: hop.state === "ok" ? "ok" : hop.state === "lost" ? "lost" : "fail" },
-          hop.outcome,
-        );
+            "span.pill.outcome",
+            { class: hop.state === "ok" ? "ok" : hop.state === "lost" ? "lost" : "fail" },
+            hop.outcome,
+          );
     const details = h(
       "details.deleg",
       {
         open: this.open.has(hop.key),
-        class: [running ? "running" : "", queued ? "queued" : "", hop.match ? "" : "dim", hop.placeholder ? "placeholder" : ""]
+        class: [
+          running ? "running" : "",
+          queued ? "queued" : "",
+          hop.match ? "" : "dim",
+          hop.placeholder ? "placeholder" : "",
+        ]
           .filter(Boolean)
           .join(" "),
         dataset: {
@@ -300,18 +350,32 @@ export class DelegationLog {
         h(
           "div.deleg-main",
           {},
-          hop.source ? h("span.badge.source", { class: hop.source, title: doorTitle(hop.source) }, hop.source) : null,
-          h("span.deleg-who", {}, hop.placeholder ? `… → ${hop.target}` : `${requester} → ${hop.target}`),
+          hop.source
+            ? h(
+                "span.badge.source",
+                { class: hop.source, title: doorTitle(hop.source) },
+                hop.source,
+              )
+            : null,
+          h(
+            "span.deleg-who",
+            {},
+            hop.placeholder ? `… → ${hop.target}` : `${requester} → ${hop.target}`,
+          ),
           h("span.deleg-excerpt.muted", { title: hop.prompt ?? "" }, excerpt(hop.prompt)),
           pill,
         ),
         h(
           "div.deleg-sub",
           {},
-          hop.depth !== null ? h("span.badge.depth", { title: "Depth in its chain (root = 1)" }, `d${hop.depth}`) : null,
+          hop.depth !== null
+            ? h("span.badge.depth", { title: "Depth in its chain (root = 1)" }, `d${hop.depth}`)
+            : null,
           chip,
           h("span.spacer"),
-          hop.usage ? h("span.deleg-usage.muted", { title: usageDetail(hop.usage) }, usageText(hop.usage)) : null,
+          hop.usage
+            ? h("span.deleg-usage.muted", { title: usageDetail(hop.usage) }, usageText(hop.usage))
+            : null,
         ),
         h(
           "div.deleg-times",
@@ -326,7 +390,11 @@ export class DelegationLog {
       h("div.deleg-label", {}, "Prompt"),
       h("pre.deleg-text", {}, hop.prompt ?? "—"),
       h("div.deleg-label", {}, "Reply"),
-      h("pre.deleg-text", {}, running ? "(its turn runs now)" : queued ? "(waiting for its turn)" : (hop.reply ?? "—")),
+      h(
+        "pre.deleg-text",
+        {},
+        running ? "(its turn runs now)" : queued ? "(waiting for its turn)" : (hop.reply ?? "—"),
+      ),
     );
     details.addEventListener("toggle", () => {
       if (details.open) this.open.add(hop.key);
@@ -338,7 +406,11 @@ export class DelegationLog {
   /** Queue wait and turn, when the row says how long it waited. */
   private timing(hop: Hop): HTMLElement | null {
     if (hop.state === "queued") {
-      return h("span.deleg-timing.muted", { title: "Accepted; the agent's turns before it come first" }, "waiting for its turn");
+      return h(
+        "span.deleg-timing.muted",
+        { title: "Accepted; the agent's turns before it come first" },
+        "waiting for its turn",
+      );
     }
     if (hop.queuedMs === null) return null;
     const parts = [`queued ${formatMs(hop.queuedMs)}`];
@@ -379,7 +451,9 @@ export class DelegationLog {
         : "The ask that started this chain is older than the asks shown.";
     }
     if (hop.state === "running") {
-      return hop.startedAt !== null ? `turn started ${localTime(hop.startedAt, now)}` : "its turn runs now";
+      return hop.startedAt !== null
+        ? `turn started ${localTime(hop.startedAt, now)}`
+        : "its turn runs now";
     }
     if (hop.state === "queued") {
       const asked = hop.startedAt !== null ? `asked ${localTime(hop.startedAt, now)}; ` : "";

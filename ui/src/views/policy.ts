@@ -5,10 +5,22 @@
 // overwrite (DESIGN.md §18).
 
 import { api, ApiFailure } from "../model/api";
-import { editConflictOf, opened, overwrite, refused, versionParam, type EditState } from "../model/edits";
+import {
+  editConflictOf,
+  opened,
+  overwrite,
+  refused,
+  versionParam,
+  type EditState,
+} from "../model/edits";
 import { describeError } from "../model/errors";
 import {
-  fieldOfError, POLICY_FIELDS, policyFromForm, policySummary, policyToForm, type PolicyForm as FormValues,
+  fieldOfError,
+  POLICY_FIELDS,
+  policyFromForm,
+  policySummary,
+  policyToForm,
+  type PolicyForm as FormValues,
   type PolicyKey,
 } from "../model/policy";
 import type { PolicyInfo } from "../model/types";
@@ -130,7 +142,10 @@ export class PolicyForm {
     if (!read.ok) return this.fieldError(read.field, read.message);
     this.saving = true;
     try {
-      const info = await api.call<PolicyInfo>("policy.set", { policy: read.policy, ...versionParam(this.edit) });
+      const info = await api.call<PolicyInfo>("policy.set", {
+        policy: read.policy,
+        ...versionParam(this.edit),
+      });
       this.fill(info);
       this.saved.textContent = "Saved.";
     } catch (err) {

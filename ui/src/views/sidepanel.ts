@@ -23,7 +23,11 @@ export class SidePanel {
 
   show(name: PanelName): void {
     this.current = name;
-    const labels: Record<PanelName, string> = { board: "Board", log: "Delegations", agents: "Agents" };
+    const labels: Record<PanelName, string> = {
+      board: "Board",
+      log: "Delegations",
+      agents: "Agents",
+    };
     clear(
       this.nav,
       ...(Object.keys(labels) as PanelName[]).map((n) =>

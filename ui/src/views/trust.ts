@@ -37,7 +37,11 @@ export class TrustBanner {
       h(
         "li",
         {},
-        h("span.trust-profile", {}, `${row.profile}${row.overrides_builtin ? " (replaces the built-in)" : ""}: `),
+        h(
+          "span.trust-profile",
+          {},
+          `${row.profile}${row.overrides_builtin ? " (replaces the built-in)" : ""}: `,
+        ),
         h("code", {}, row.command.join(" ")),
       ),
     );
@@ -52,7 +56,11 @@ export class TrustBanner {
     const resume = info.resume.length
       ? h("div.trust-resume", {}, `Agents it would resume: ${info.resume.join(", ")}`)
       : null;
-    const trust = h("button.btn.primary", { onclick: () => void this.trust(trust) }, restricted ? "Trust" : "Trust again");
+    const trust = h(
+      "button.btn.primary",
+      { onclick: () => void this.trust(trust) },
+      restricted ? "Trust" : "Trust again",
+    );
     clear(
       this.el,
       h(
@@ -68,7 +76,11 @@ export class TrustBanner {
           "div.trust-actions",
           {},
           trust,
-          h("button.btn", { onclick: () => this.dismiss() }, restricted ? "Stay restricted" : "Keep ignoring"),
+          h(
+            "button.btn",
+            { onclick: () => this.dismiss() },
+            restricted ? "Stay restricted" : "Keep ignoring",
+          ),
         ),
       ),
     );

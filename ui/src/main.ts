@@ -106,7 +106,6 @@ store.subscribe(() => {
   document.title = `${name} — IdeA`;
   tabs.render();
   workspace.render();
-  if (panel.active === "agents") panel.agents.render();
 });
 
 const reloadAgents = debounce(() => void store.reloadAgents().catch(() => {}), 40);

@@ -31,7 +31,7 @@ import { count, localTime, shortChainId, usageDetail, usageText } from "../model
 import { askerOf } from "../model/workstate";
 import { showAgent } from "./agentcell";
 import { debounce, formatMs } from "./dom";
-import { classes, now, rootElement, useStore } from "./reactive";
+import { classes, now, Option, rootElement, useStore } from "./reactive";
 
 const RECENT = 100; // the whole timeline shows this many asks
 const CHAIN_SCAN = 1000; // one chain is looked for among this many
@@ -192,9 +192,9 @@ function Toolbar(props: TimelineProps & { items: TimelineItem[] }) {
           onChange={(e) => props.onAgent(e.currentTarget.value || null)}
         >
           {wanted.map((n) => (
-            <option key={n} value={n}>
+            <Option key={n} value={n}>
               {n || "All agents"}
-            </option>
+            </Option>
           ))}
         </select>
       </label>

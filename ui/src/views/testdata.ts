@@ -1,7 +1,7 @@
 // Rows for view tests, shaped as the UI server sends them (ui/API.md).
 
 import type { LoggedAsk } from "../model/timeline";
-import type { AgentRow } from "../model/types";
+import type { AgentRow, Profile, WorkRow } from "../model/types";
 
 export function agentRow(name: string, over: Partial<AgentRow> = {}): AgentRow {
   return {
@@ -39,6 +39,39 @@ export function loggedAsk(over: Partial<LoggedAsk> = {}): LoggedAsk {
     depth: null,
     usage: null,
     queued_ms: null,
+    ...over,
+  };
+}
+
+export function profile(name: string, over: Partial<Profile> = {}): Profile {
+  return {
+    name,
+    command: [name],
+    description: "",
+    structured: name,
+    default_mode: "structured",
+    modes: ["structured", "terminal"],
+    installed: true,
+    path: null,
+    problem: null,
+    ...over,
+  };
+}
+
+export function workRow(name: string, over: Partial<WorkRow> = {}): WorkRow {
+  return {
+    agent_id: `id-${name}`,
+    name,
+    status: "idle",
+    intent: null,
+    ticket: null,
+    progress: null,
+    last_delegation: null,
+    updated_at_ms: null,
+    live: true,
+    mode: "structured",
+    node_id: null,
+    queued: 0,
     ...over,
   };
 }

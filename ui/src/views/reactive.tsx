@@ -3,7 +3,10 @@
 // `now.value` renders again when that changes, and only that component.
 
 import { signal } from "@preact/signals";
+import type { ComponentChildren } from "preact";
 
+import { ApiFailure } from "../model/api";
+import { describeError } from "../model/errors";
 import { store } from "../model/state";
 
 const storeVersion = signal(0);
@@ -40,4 +43,25 @@ export function rootElement(className: string): HTMLDivElement {
 /** Class names from parts, the falsy ones left out. */
 export function classes(...parts: (string | false | null | undefined)[]): string {
   return parts.filter(Boolean).join(" ");
+}
+
+/** An error said above a form's buttons: its code (for data-code) and its text. */
+export type FormError = { code: string; text: string };
+
+/** The form error for `err`, prefixed with what was being done. */
+export function formErrorOf(err: unknown, context?: string): FormError {
+  const e = err instanceof ApiFailure ? err.error : { code: "INTERNAL", message: String(err) };
+  const { text } = describeError(e);
+  return { code: e.code, text: context ? `${context}: ${text}` : text };
+}
+
+/** An `<option>` that has its value attribute. Preact sets `value` as a property, and only when
+ * it differs from the option's current value, which is its text while it has no attribute: an
+ * option whose text is its value would have none, and `option[value=…]` would not find it. */
+export function Option({ value, children }: { value: string; children?: ComponentChildren }) {
+  return (
+    <option value={value} ref={(el) => el?.setAttribute("value", value)}>
+      {children}
+    </option>
+  );
 }

@@ -155,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(args_list)
         if args.command is None:
-            from idea.app.window import display_available
+            from idea.app.window.desktop import display_available
 
             if not display_available():
                 # No window to open: say so rather than serve a project nobody asked for.
@@ -439,7 +439,7 @@ def _window_folder(path: str | None) -> Path:
 
 
 def _open(path: Path, port: int) -> int:
-    from idea.app.window import open_in_window
+    from idea.app.window.desktop import open_in_window
 
     return _run_project("open", path, port, open_in_window)
 

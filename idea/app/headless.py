@@ -18,7 +18,7 @@ from pathlib import Path
 from idea.app.bootstrap import agent_processes_contained, doctor, open_host
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
-from idea.app.ui_server import UiServer
+from idea.app.ui.server import UiServer
 from idea.domain.trust import TrustState
 
 Printer = Callable[[str], None]

@@ -280,7 +280,7 @@ Sends = tuple[Callable[[str], Awaitable[None]], Callable[[bytes], Awaitable[None
 
 
 class ClientStreams:
-    """One client's outbox, pump and terminal views (the ``TerminalViews`` of ``ui_api``)."""
+    """One client's outbox, pump and terminal views (the ``TerminalViews`` of ``ui.api``)."""
 
     def __init__(
         self,

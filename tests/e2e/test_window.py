@@ -78,7 +78,7 @@ def test_serve_and_the_bridge_never_import_the_window_toolkit():
         [
             sys.executable,
             "-c",
-            "import sys, idea.cli, idea.app.headless, idea.app.window, idea.bridge.main\n"
+            "import sys, idea.cli, idea.app.headless, idea.app.window.desktop, idea.bridge.main\n"
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
             "('webview', 'PySide6', 'qtpy', 'PyQt6'))\n"
             "assert not bad, bad\n",

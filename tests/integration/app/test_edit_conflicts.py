@@ -7,7 +7,7 @@ they were made on, over the real WebSocket API, the files changed on disk as ano
 import hashlib
 import json
 
-from tests.integration.app.test_ui_server import (  # noqa: F401 - the fixtures
+from tests.integration.app.ui.test_server import (  # noqa: F401 - the fixtures
     api,
     dist,
     host,

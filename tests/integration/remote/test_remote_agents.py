@@ -23,7 +23,7 @@ from mcp.client.stdio import stdio_client
 from idea.app.bootstrap import default_starter, project_runtime, project_services
 from idea.app.bootstrap.hosts import remote_starter
 from idea.app.runtime import ProjectRuntime
-from idea.app.ui_json import agent_rows
+from idea.app.ui.rows import agent_rows
 from idea.domain.commands import AskAgent, Source
 from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.remote.links import HostLinks

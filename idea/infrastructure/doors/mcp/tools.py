@@ -19,8 +19,7 @@ from typing import Any, Literal
 
 from idea.application.ask_agent import DEFAULT_TURN_TIMEOUT_S
 from idea.application.caller import AskProgress
-from idea.application.create_agent import DEFAULT_PROFILE
-from idea.domain.builtin_profiles import builtin_profile_names
+from idea.domain.builtin_profiles import DEFAULT_PROFILE, builtin_profile_names
 from idea.domain.commands import (
     TIMEOUT_MAX_S,
     AgentChanges,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from idea.app.window import _WindowBridge, external_url
+from idea.app.window.desktop import _WindowBridge, external_url
 
 
 @pytest.mark.parametrize(

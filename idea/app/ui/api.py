@@ -4,8 +4,8 @@ Invariant: every method takes a JSON object of params and returns JSON or raises
 (a validation error names the field); the work is done by the runtime's stores and use cases
 (``create_agent``, ``LaunchAgent``, ``StopAgent``, ``OrchestratorService.dispatch``, the domain's
 ``Layouts`` operations). A change of agents or layouts publishes its event on the runtime's bus.
-Beside it: ``ui_params`` reads the params, ``ui_json`` builds the rows sent back,
-``ui_layout_ops`` maps ``layouts.apply``'s ops onto ``Layouts``.
+Beside it: ``params`` reads the params, ``rows`` builds the rows sent back,
+``layout_ops`` maps ``layouts.apply``'s ops onto ``Layouts``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from idea.app.doctor import DoctorRow
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime, ProjectServices
 from idea.app.terminal_stream import TerminalViews
-from idea.app.ui_json import (
+from idea.app.ui.rows import (
     MODES,
     agent_rows,
     is_dir,
@@ -29,8 +29,8 @@ from idea.app.ui_json import (
     project_json,
     trust_json,
 )
-from idea.app.ui_layout_ops import LAYOUT_OPS, apply_op
-from idea.app.ui_params import (
+from idea.app.ui.layout_ops import LAYOUT_OPS, apply_op
+from idea.app.ui.params import (
     choice,
     opt_bool,
     opt_choice,

@@ -27,12 +27,12 @@ from hypothesis import strategies as st
 
 from idea.app.bootstrap import open_project
 from idea.app.project_host import ProjectHost
-from idea.app.ui_api import METHODS
-from idea.app.ui_layout_ops import LAYOUT_OPS
-from idea.app.ui_server import ID_MAX, UiServer
+from idea.app.ui.api import METHODS
+from idea.app.ui.layout_ops import LAYOUT_OPS
+from idea.app.ui.server import ID_MAX, UiServer
 from idea.domain.agent import Agent
 from tests.fakes.ports.session_starter import FakeSessionStarter
-from tests.integration.app.test_ui_server import open_fake
+from tests.integration.app.ui.test_server import open_fake
 from tests.ui_client import UiClient
 
 MAX_FRAME_BYTES = 4 * 1024 * 1024  # aiohttp's default max_msg_size, which the server keeps
@@ -43,7 +43,7 @@ CODES = {
     *("DEPTH_EXCEEDED", "BUDGET_EXCEEDED", "RATE_LIMITED"),
 }
 # project.open makes a project of any folder it is given (an absolute path such as "/" is one
-# draw away): not fuzzed here; its refusals are tested in test_ui_server.py.
+# draw away): not fuzzed here; its refusals are tested in test_server.py.
 NOT_FUZZED = {"project.open"}
 FUZZED = sorted(set(METHODS) - NOT_FUZZED)
 PARAMS = (

@@ -29,7 +29,7 @@ from idea.app.terminal_stream import (
     ClientOutbox,
     ClientStreams,
 )
-from idea.app.ui_api import Doctor, Method, UiApi
+from idea.app.ui.api import Doctor, Method, UiApi
 from idea.application.session_ports import Unsubscribe
 from idea.application.tasks import TaskSet
 from idea.domain.errors import CorruptFile, IdeaError, Internal, Invalid, Unavailable
@@ -59,7 +59,7 @@ _NOT_BUILT = (
 def default_dist() -> Path:
     """``ui/dist`` beside the package, or inside the PyInstaller bundle when frozen."""
     bundle = getattr(sys, "_MEIPASS", None)
-    base = Path(bundle) if bundle else Path(__file__).resolve().parents[2]
+    base = Path(bundle) if bundle else Path(__file__).resolve().parents[3]
     return base / "ui" / "dist"
 
 

@@ -1,6 +1,6 @@
 """Desktop notifications from the page in the window (Qt WebEngine), shown by the desktop.
 
-Qt has no notification UI of its own: a web notification (which ``window_permissions`` lets the
+Qt has no notification UI of its own: a web notification (which ``permissions`` lets the
 page's own origin send) goes to the freedesktop notification service over D-Bus on Linux (what
 GNOME, KDE and others show), and to a tray icon's message elsewhere (the Windows toast). Installed
 on the GUI thread before the window shows.

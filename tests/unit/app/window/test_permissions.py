@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 QtCore = pytest.importorskip("PySide6.QtCore")
-window_permissions = pytest.importorskip("idea.app.window_permissions")
+permissions = pytest.importorskip("idea.app.window.permissions")
 Kind = pytest.importorskip("PySide6.QtWebEngineCore").QWebEnginePermission.PermissionType
 
 OWN = QtCore.QUrl("http://127.0.0.1:41234/?token=abc")
@@ -14,7 +14,7 @@ OWN = QtCore.QUrl("http://127.0.0.1:41234/?token=abc")
 
 @pytest.mark.parametrize("kind", [Kind.Notifications, Kind.ClipboardReadWrite])
 def test_the_uis_own_origin_may_notify_and_use_the_clipboard(kind):
-    assert window_permissions.allowed(kind, QtCore.QUrl("http://127.0.0.1:41234"), OWN)
+    assert permissions.allowed(kind, QtCore.QUrl("http://127.0.0.1:41234"), OWN)
 
 
 @pytest.mark.parametrize(
@@ -27,11 +27,11 @@ def test_the_uis_own_origin_may_notify_and_use_the_clipboard(kind):
     ],
 )
 def test_another_origin_gets_nothing(origin):
-    assert not window_permissions.allowed(Kind.ClipboardReadWrite, QtCore.QUrl(origin), OWN)
+    assert not permissions.allowed(Kind.ClipboardReadWrite, QtCore.QUrl(origin), OWN)
 
 
 @pytest.mark.parametrize(
     "kind", [Kind.Geolocation, Kind.MediaAudioCapture, Kind.DesktopVideoCapture, Kind.MouseLock]
 )
 def test_every_other_permission_is_denied_even_to_the_ui(kind):
-    assert not window_permissions.allowed(kind, QtCore.QUrl("http://127.0.0.1:41234"), OWN)
+    assert not permissions.allowed(kind, QtCore.QUrl("http://127.0.0.1:41234"), OWN)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from idea.app.ui_params import choice, opt_bool, opt_choice, opt_text, text
+from idea.app.ui.params import choice, opt_bool, opt_choice, opt_text, text
 from idea.application.ports import AgentStore
 from idea.domain.errors import Invalid, MissingField
 from idea.domain.json_types import JsonObject

@@ -4,10 +4,10 @@ import inspect
 import re
 from pathlib import Path
 
-from idea.app.ui_api import METHODS, UiApi
+from idea.app.ui.api import METHODS, UiApi
 from idea.domain.events import EVENT_TYPES
 
-API_MD = (Path(__file__).resolve().parents[3] / "ui" / "API.md").read_text(encoding="utf-8")
+API_MD = (Path(__file__).resolve().parents[4] / "ui" / "API.md").read_text(encoding="utf-8")
 HEADINGS = dict(re.findall(r"^#### `([a-z]+\.[a-z_]+)` — (immediate|async)$", API_MD, re.M))
 
 

@@ -266,14 +266,14 @@ class _WindowApp:
 
     def _before_show(self, window: Any) -> None:
         # pywebview runs this on the GUI thread, before the page loads.
-        from idea.app import window_notifications, window_permissions  # noqa: PLC0415  (Qt)
+        from idea.app.window import notifications, permissions  # noqa: PLC0415  (Qt)
 
         try:
-            window_permissions.install(window.native, window.original_url or "")
+            permissions.install(window.native, window.original_url or "")
         except Exception as exc:  # the window still works without them
             self._err(f"warning: notifications and the clipboard may be refused: {exc}")
         try:
-            window_notifications.install(window.native)
+            notifications.install(window.native)
         except Exception as exc:  # a missing notification path must not keep the window shut
             self._err(f"warning: desktop notifications are unavailable: {exc}")
 

@@ -1,0 +1,1 @@
+"""The desktop window: pywebview on the main thread, its Qt permissions and notifications."""

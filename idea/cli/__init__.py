@@ -47,9 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return host_main(args_list[1:])
     from pathlib import Path
 
+    from idea.bridge.relay_common import EXIT_USAGE
     from idea.cli.agents import agent_list, agent_new, check_profiles, list_profiles
     from idea.cli.hosts import hosts_check, hosts_list
-    from idea.cli.parser import EXIT_FAILURE, EXIT_USAGE, UsageError, parser
+    from idea.cli.parser import EXIT_FAILURE, UsageError, parser
     from idea.cli.project import (
         init_project,
         open_window,

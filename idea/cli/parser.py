@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, NoReturn
 if TYPE_CHECKING:
     import argparse
 
-EXIT_USAGE = 2
 EXIT_FAILURE = 1
 
 

@@ -83,7 +83,7 @@ export class AgentEditor {
     this.doctor = "running";
     this.render();
     try {
-      this.doctor = await api.call<DoctorRow[]>("doctor.run");
+      this.doctor = await api.call("doctor.run");
     } catch (err) {
       this.doctor = err instanceof Error ? err.message : String(err);
     }
@@ -131,7 +131,7 @@ export class AgentEditor {
   /** The form on the agent as its file is now (the version it was read at kept for the save). */
   private async open(name: string): Promise<void> {
     try {
-      this.edit(await api.call<AgentDetail>("agents.get", { name }));
+      this.edit(await api.call("agents.get", { name }));
     } catch (err) {
       showError(err, `Edit ${name}`);
     }

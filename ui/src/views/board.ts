@@ -52,7 +52,7 @@ export class Board {
 
   async refresh(): Promise<void> {
     try {
-      this.last = await api.call<WorkState>("workstate.get");
+      this.last = await api.call("workstate.get");
       this.render(this.last);
     } catch {
       /* reconnecting: the next refresh fills it */
@@ -83,7 +83,7 @@ export class Board {
     const known = this.summaries.get(name);
     if (!known || Date.now() - known.at > SUMMARY_EVERY_MS) {
       try {
-        const s = await api.call<{ files: number; ahead: number }>("workspace.summary", { name });
+        const s = await api.call("workspace.summary", { name });
         const text = `worktree: ${s.files} file(s) changed, ${s.ahead} commit(s) ahead`;
         this.summaries.set(name, { at: Date.now(), text });
       } catch {

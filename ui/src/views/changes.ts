@@ -21,7 +21,7 @@ export class ChangesView {
   async load(): Promise<void> {
     clear(this.el, this.head(), h("div.muted", {}, "Reading the agent's changes…"));
     try {
-      this.show(await api.call<WorkspaceChanges>("workspace.changes", { name: this.agent.name }));
+      this.show(await api.call("workspace.changes", { name: this.agent.name }));
     } catch (err) {
       clear(this.el, this.head());
       showError(err, `Changes of ${this.agent.name}`);
@@ -79,7 +79,7 @@ export class ChangesView {
     const name = this.agent.name;
     if (!confirm(`Merge ${name}'s work into the project's current branch?`)) return;
     try {
-      const done = await api.call<{ into: string; files: number }>("workspace.merge", { name });
+      const done = await api.call("workspace.merge", { name });
       showNotice(`Merged ${name}'s work into ${done.into}: ${done.files} file(s).`);
       await store.reloadAgents();
       await this.load();

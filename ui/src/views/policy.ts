@@ -78,7 +78,7 @@ export class PolicyForm {
   async load(force = false): Promise<void> {
     if (this.dirty && !force) return;
     try {
-      const info = await api.call<PolicyInfo>("policy.get");
+      const info = await api.call("policy.get");
       if (this.dirty && !force) return; // typed while it was on its way
       this.fill(info);
     } catch (err) {
@@ -130,7 +130,7 @@ export class PolicyForm {
     if (!read.ok) return this.fieldError(read.field, read.message);
     this.saving = true;
     try {
-      const info = await api.call<PolicyInfo>("policy.set", { policy: read.policy, ...versionParam(this.edit) });
+      const info = await api.call("policy.set", { policy: read.policy, ...versionParam(this.edit) });
       this.fill(info);
       this.saved.textContent = "Saved.";
     } catch (err) {

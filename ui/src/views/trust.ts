@@ -12,7 +12,7 @@ export class TrustBanner {
 
   /** Ask the server and show the banner while the project is not trusted as it is. */
   async refresh(): Promise<void> {
-    const info = await api.call<TrustInfo>("trust.get");
+    const info = await api.call("trust.get");
     this.render(info);
   }
 
@@ -77,7 +77,7 @@ export class TrustBanner {
   private async trust(button: HTMLButtonElement): Promise<void> {
     button.disabled = true;
     try {
-      this.render(await api.call<TrustInfo>("trust.grant"));
+      this.render(await api.call("trust.grant"));
     } catch (err) {
       button.disabled = false;
       showError(err, "Trusting the project");

@@ -31,6 +31,7 @@ import pytest
 from idea.domain.host import Host
 from tests.net import free_port
 from tests.processes import LineWatcher
+from tests.waiting import until_blocking
 
 if TYPE_CHECKING:
     import pwd
@@ -245,10 +246,12 @@ def _alive(process: psutil.Process) -> bool:
 
 def _wait_gone(processes: Sequence[psutil.Process]) -> None:
     """Until each is gone or a zombie."""
-    deadline = time.monotonic() + STOP_TIMEOUT_S
-    while left := [p for p in processes if _alive(p)]:
-        assert time.monotonic() < deadline, f"still alive after SIGKILL: {left}"
-        time.sleep(0.01)
+    until_blocking(
+        lambda: not any(_alive(p) for p in processes),
+        STOP_TIMEOUT_S,
+        f"gone after SIGKILL: {processes}",
+        poll_s=0.01,
+    )
 
 
 def _is_sshd(process: psutil.Process) -> bool:
@@ -395,15 +398,18 @@ def _stop(sshd: Sshd) -> None:
     with contextlib.suppress(ProcessLookupError):
         sshd.process.kill()
     sshd.process.wait(timeout=STOP_TIMEOUT_S)
+
     # No sshd left to start any: kill what the sessions started until nothing is left (one may
     # have been forking meanwhile).
-    deadline = time.monotonic() + STOP_TIMEOUT_S
-    while sessions := sshd.session_processes():
-        assert time.monotonic() < deadline, f"sessions' processes left: {sessions}"
+    def none_left() -> bool:
+        sessions = sshd.session_processes()
         for process in sessions:
             with contextlib.suppress(psutil.NoSuchProcess):
                 process.kill()
         _wait_gone(sessions)
+        return not sessions
+
+    until_blocking(none_left, STOP_TIMEOUT_S, "no process of the sessions left", poll_s=0)
     sshd.log.join(STOP_TIMEOUT_S)
     if sshd.process.stderr is not None:
         sshd.process.stderr.close()

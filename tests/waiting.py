@@ -9,12 +9,15 @@ from collections.abc import Callable
 POLL_S = 0.01
 
 
-async def until(predicate: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:
-    """Wait on the event loop until ``predicate()`` is true; AssertionError after ``timeout``."""
+async def until(
+    predicate: Callable[[], object], timeout: float = 10.0, what: str = "", poll_s: float = POLL_S
+) -> None:
+    """Wait on the event loop until ``predicate()`` is true; AssertionError after ``timeout``.
+    ``poll_s``: longer for a predicate that costs (one that lists the system's processes)."""
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, f"not within {timeout:g} s: {what or predicate}"
-        await asyncio.sleep(POLL_S)
+        await asyncio.sleep(poll_s)
 
 
 def until_blocking(

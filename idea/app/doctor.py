@@ -134,7 +134,7 @@ async def run_doctor(
             if row.structured == "ok" and not row.failed and row.version and row.path:
                 try:
                     versions.remember(row.profile, row.version, row.path)
-                except (IdeaError, OSError) as exc:
+                except IdeaError as exc:
                     log.warning("could not remember %s %s: %s", row.profile, row.version, exc)
     return [rows[name] for name in sorted(rows)]
 

@@ -74,7 +74,7 @@ async def _serve(root: Path, path: str, grace_s: float) -> None:
     listener = await asyncio.start_unix_server(attach, path)
     os.chmod(path, 0o600)
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(server.close()))
+    loop.add_signal_handler(signal.SIGTERM, server.close_soon)
     loop.add_signal_handler(signal.SIGHUP, lambda: None)
     server.start_grace()
     log.info("serving %s on %s", root, path)

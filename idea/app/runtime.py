@@ -22,7 +22,7 @@ from idea.application.hibernation import Hibernation
 from idea.application.launch_agent import AgentLauncher
 from idea.application.live_sessions import LiveSessions
 from idea.application.orchestrator_service import OrchestratorService
-from idea.application.ports import HostStore
+from idea.application.ports import Clock, HostStore
 from idea.application.reconcile_at_open import (
     reconcile_layouts,
     reconcile_lost_asks,
@@ -44,7 +44,7 @@ from idea.infrastructure.doors.mcp.backend import RuntimeMcpBackend
 from idea.infrastructure.doors.mcp.listener import McpListener
 from idea.infrastructure.files.atomic import remove_stale_temps
 from idea.infrastructure.processes.leftovers import kill_leftover_processes
-from idea.infrastructure.processes.system import SystemClock, UuidGenerator
+from idea.infrastructure.processes.system import UuidGenerator
 from idea.infrastructure.processes.tree import ProcessRecord
 from idea.infrastructure.remote.links import HostLinks
 from idea.infrastructure.stores.agents import MarkdownAgentStore
@@ -71,7 +71,7 @@ class ProjectServices:
 
     paths: ProjectPaths
     info: ProjectInfo
-    clock: SystemClock
+    clock: Clock
     ids: UuidGenerator
     agents: MarkdownAgentStore
     profiles: JsonProfileStore

@@ -62,9 +62,6 @@ def create_agent(
     return agent
 
 
-DEFAULT_PROFILE = "claude"
-
-
 def ensure_agent(
     agents: AgentStore,
     profiles: ProfileStore,

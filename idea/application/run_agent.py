@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from idea.application.caller import Caller
-from idea.application.create_agent import DEFAULT_PROFILE, NewAgent, ensure_agent
+from idea.application.create_agent import NewAgent, ensure_agent
 from idea.application.event_bus import EventPublisher
 from idea.application.launch_agent import AgentLauncher, LaunchRequest
 from idea.application.ports import AgentStore, IdGenerator, ProfileStore
 from idea.domain import commands as c
+from idea.domain.builtin_profiles import DEFAULT_PROFILE
 from idea.domain.outcome import OrchestratorOutcome
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from idea.application.caller import Caller
 from idea.application.change_layout import change_layout
-from idea.application.create_agent import DEFAULT_PROFILE, NewAgent, ensure_agent
+from idea.application.create_agent import NewAgent, ensure_agent
 from idea.application.event_bus import EventPublisher
 from idea.application.launch_agent import AgentLauncher, LaunchRequest
 from idea.application.live_sessions import LiveSessions
 from idea.application.ports import AgentStore, IdGenerator, LayoutStore, ProfileStore
 from idea.domain import commands as c
+from idea.domain.builtin_profiles import DEFAULT_PROFILE
 from idea.domain.errors import Invalid, NotFound
 from idea.domain.layout import View
 from idea.domain.outcome import OrchestratorOutcome

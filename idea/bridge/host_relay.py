@@ -17,11 +17,11 @@ import sys
 import time
 from collections.abc import Sequence
 
+from idea.bridge.relay_common import EXIT_USAGE
 from idea.endpoint.naming import host_endpoint
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-EXIT_USAGE = 2
 DAEMON_START_S = 20.0
 CHUNK = 256 * 1024
 PREFIX = "idea host: "

@@ -20,8 +20,8 @@ from typing import NamedTuple
 
 from idea.bridge.channel import ConnectError, connect
 from idea.bridge.relay import PREFIX, relay
+from idea.bridge.relay_common import EXIT_USAGE
 
-EXIT_USAGE = 2
 EXIT_UNREACHABLE = 1
 HANDSHAKE_BUDGET = 1.5  # seconds from start to welcome: connect, proof, hello
 DUMP_MODULES_ENV = "IDEA_BRIDGE_DUMP_MODULES"

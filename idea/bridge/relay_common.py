@@ -1,5 +1,7 @@
 """What the relay and its two drivers (``relay_select``, ``relay_threads``) share: exit codes,
-timeouts, the stream protocols and the one stderr line format."""
+timeouts, the stream protocols and the one stderr line format. ``EXIT_USAGE`` is the whole
+``idea`` command's (DESIGN.md §3: bad arguments exit 2); it lives here, stdlib only, because
+``idea.cli`` and every light entry point of the bridge may import it."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Protocol, TextIO
 EXIT_OK = 0
 EXIT_APP_GONE = 1
 EXIT_REJECTED = 2
+EXIT_USAGE = 2
 WELCOME_TIMEOUT = 1.5
 DRAIN_S = (
     0.5  # after stdin EOF, answers on their way are awaited this long (clients SIGTERM 2 s on)

@@ -14,9 +14,9 @@ import json
 import threading
 from typing import Any
 
+from idea.bridge.relay_common import APP_CLOSED
 from idea.endpoint import jsonrpc, loopback
 
-APP_CLOSED = "the IdeA app closed the connection"
 _CANCELLED = "notifications/cancelled"
 # How IdeA's server (``jsonrpc.result``/``jsonrpc.error``, compact) starts every answer: the
 # answered id is read from there without parsing the whole (maybe large) message.

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from idea.domain.profile import AdapterKind, McpConfigFile, McpEnv, McpFlag, Profile
 
+# The profile of an agent created without one (by a spawn, a first run, an ask to a new name).
+DEFAULT_PROFILE = "claude"
+
 
 def builtin_profiles(user_shell: str) -> dict[str, Profile]:
     """Built-ins; ``user_shell`` is the user's shell (``powershell`` on Windows)."""

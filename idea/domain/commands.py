@@ -1,21 +1,36 @@
 """Orchestrator commands: what any door (UI, request file, MCP) may ask the orchestrator to do.
 
-Invariant: a command that exists is valid. Names are slugs, required text is non-blank, optional
-text is ``None`` or non-blank, and ``to_wire()`` yields a request that validates back to an equal
-command (``idea.domain.orchestrator_request``). Wire names follow DESIGN.md §6 exactly.
+Invariant: a command that exists is valid. Each field is declared once, with its wire name, its
+kind and its description (``idea.domain.wire_fields``); its checks, ``to_wire()``, the parser
+(``idea.domain.orchestrator_request``), the MCP tools' input schemas and the wire form's JSON Schema
+all derive from that declaration. Names are slugs, required text is non-blank, optional text is
+``None`` or non-blank, and ``to_wire()`` yields a request that validates back to an equal command.
+Wire names follow DESIGN.md §6 exactly.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Annotated, ClassVar, TypeAlias, cast, get_args
 
-from idea.domain.errors import Invalid, MissingField
+from idea.domain.builtin_profiles import DEFAULT_PROFILE, builtin_profile_names
+from idea.domain.errors import Invalid
 from idea.domain.json_types import JsonObject
-from idea.domain.names import validate_slug
-from idea.domain.work_state import Status, parse_status
+from idea.domain.wire_fields import (
+    check_fields,
+    choice,
+    fields_of,
+    flag,
+    seconds,
+    slug,
+    text,
+    wire_form,
+)
+from idea.domain.work_state import Status
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 
 class Source(StrEnum):
@@ -29,124 +44,98 @@ class Source(StrEnum):
 # No ask waits longer than a day, whatever a caller asks for (DESIGN.md §15: every ask has a
 # deadline; an agent's CLI gets a shorter one, below its MCP tool timeout).
 TIMEOUT_MAX_S = 24 * 3600.0
+# What one turn of an ask may take when neither the caller nor the project's policy says.
+DEFAULT_ASK_TIMEOUT_S = 300.0
 
 
-def check_timeout(value: float, field: str) -> float:
-    """Return ``value`` if it is a finite number of seconds above zero and at most a day, else
-    raise ``Invalid``."""
-    # bool is an int subclass; ``true`` seconds is a client bug, not one second.
-    if isinstance(value, bool) or not math.isfinite(value) or value <= 0:
-        raise Invalid(f"{field} must be a positive number of seconds, got {value!r}")
-    if value > TIMEOUT_MAX_S:
-        raise Invalid(f"{field} must be at most {TIMEOUT_MAX_S:,.0f} seconds, got {value!r}")
-    return value
+class _Command:
+    """What every command shares: its wire ``ACTION``, the checks of its declared fields and its
+    wire form, both derived from the fields (``idea.domain.wire_fields``)."""
+
+    __slots__ = ()
+    ACTION: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        check_fields(cast("DataclassInstance", self))
+
+    def to_wire(self) -> JsonObject:
+        return {"action": self.ACTION, **wire_form(cast("DataclassInstance", self))}
 
 
-def _require_text(value: str, field: str) -> None:
-    if not value.strip():
-        raise MissingField(field)
-
-
-def _check_optional_text(value: str | None, field: str) -> None:
-    # Blank optional text is normalised to None by the parser; refusing it here keeps the
-    # round trip exact (a blank value could not come back equal).
-    if value is not None and not value.strip():
-        raise Invalid(f"{field} must be omitted rather than blank")
-
-
-def _put_optional(wire: JsonObject, field: str, value: str | None) -> None:
-    if value is not None:
-        wire[field] = value
+# The field every command that acts on one agent declares.
+AgentName: TypeAlias = Annotated[str, slug("agent name")]
+# What only a NEW agent takes from a spawn or a first run.
+NewAgentContext: TypeAlias = Annotated[
+    str | None, text("role and instructions of a NEW agent (Markdown)")
+]
 
 
 @dataclass(frozen=True, slots=True)
-class LaunchAgent:
+class LaunchAgent(_Command):
     """Start ``name`` (fire and forget). ``task``/``context`` seed a NEW agent's context only."""
 
     ACTION: ClassVar[str] = "agent.run"
 
-    name: str
-    task: str | None = None
-    context: str | None = None
-
-    def __post_init__(self) -> None:
-        validate_slug(self.name, "name")
-        _check_optional_text(self.task, "task")
-        _check_optional_text(self.context, "context")
-
-    def to_wire(self) -> JsonObject:
-        wire: JsonObject = {"action": self.ACTION, "name": self.name}
-        _put_optional(wire, "task", self.task)
-        _put_optional(wire, "context", self.context)
-        return wire
+    name: AgentName
+    task: Annotated[str | None, text("a first task for a NEW agent")] = None
+    context: NewAgentContext = None
 
 
 @dataclass(frozen=True, slots=True)
-class AskAgent:
+class AskAgent(_Command):
     """Send ``task`` to ``target`` and wait for its reply; ``timeout_s`` None = service default."""
 
     ACTION: ClassVar[str] = "agent.message"
 
-    target: str
-    task: str
-    timeout_s: float | None = None
-
-    def __post_init__(self) -> None:
-        validate_slug(self.target, "targetAgent")
-        _require_text(self.task, "task")
-        if self.timeout_s is not None:
-            check_timeout(self.timeout_s, "timeoutS")
-
-    def to_wire(self) -> JsonObject:
-        wire: JsonObject = {"action": self.ACTION, "targetAgent": self.target, "task": self.task}
-        if self.timeout_s is not None:
-            wire["timeoutS"] = self.timeout_s
-        return wire
+    target: Annotated[str, slug("name of the agent to ask", wire="targetAgent", aliases=("name",))]
+    task: Annotated[str, text("the complete task or question, self-contained")]
+    timeout_s: Annotated[
+        float | None,
+        seconds(
+            f"seconds the agent may take to answer, at most {TIMEOUT_MAX_S:,.0f} (default: the "
+            f"project policy's ask_timeout_s, {DEFAULT_ASK_TIMEOUT_S:g} unless set)",
+            wire="timeoutS",
+            aliases=("timeout_s",),
+            maximum=TIMEOUT_MAX_S,
+            minimum=1,
+        ),
+    ] = None
 
 
 @dataclass(frozen=True, slots=True)
-class SpawnAgent:
+class SpawnAgent(_Command):
     """Create/start ``name``; ``visible`` opens it in a cell (``node_id`` picks which one)."""
 
     ACTION: ClassVar[str] = "agent.spawn"
 
-    name: str
-    profile: str | None = None
-    context: str | None = None
-    visible: bool = False
-    node_id: str | None = None
+    name: AgentName
+    # Before ``visible``: naming a cell is asking for a visible agent, so it sets its default.
+    node_id: Annotated[str | None, text("the cell to open the agent in", wire="nodeId")] = None
+    visible: Annotated[
+        bool,
+        flag("open the agent in a cell (default: whether nodeId is given)", implied_by="node_id"),
+    ] = False
+    profile: Annotated[
+        str | None,
+        text(
+            f"CLI profile of a NEW agent: {', '.join(builtin_profile_names())} or a project "
+            f"profile (default {DEFAULT_PROFILE})"
+        ),
+    ] = None
+    context: NewAgentContext = None
 
     def __post_init__(self) -> None:
-        validate_slug(self.name, "name")
-        _check_optional_text(self.profile, "profile")
-        _check_optional_text(self.context, "context")
-        _check_optional_text(self.node_id, "nodeId")
+        check_fields(self)
         # A cell id only makes sense for a visible spawn; a background one has no cell.
         if self.node_id is not None and not self.visible:
             raise Invalid("nodeId requires visible to be true")
 
-    def to_wire(self) -> JsonObject:
-        wire: JsonObject = {"action": self.ACTION, "name": self.name}
-        _put_optional(wire, "profile", self.profile)
-        _put_optional(wire, "context", self.context)
-        wire["visible"] = self.visible
-        _put_optional(wire, "nodeId", self.node_id)
-        return wire
-
 
 @dataclass(frozen=True, slots=True)
-class _OneAgentCommand:
+class _OneAgentCommand(_Command):
     """A command whose only field is the agent it acts on (each subclass names its ACTION)."""
 
-    ACTION: ClassVar[str]
-
-    name: str
-
-    def __post_init__(self) -> None:
-        validate_slug(self.name, "name")
-
-    def to_wire(self) -> JsonObject:
-        return {"action": self.ACTION, "name": self.name}
+    name: AgentName
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,79 +146,43 @@ class StopAgent(_OneAgentCommand):
 
 
 @dataclass(frozen=True, slots=True)
-class UpdateAgentContext:
+class UpdateAgentContext(_Command):
     """Replace the body (role/context) of ``name``'s definition."""
 
     ACTION: ClassVar[str] = "agent.context.update"
 
-    name: str
-    context: str
-
-    def __post_init__(self) -> None:
-        validate_slug(self.name, "name")
-        _require_text(self.context, "context")
-
-    def to_wire(self) -> JsonObject:
-        return {"action": self.ACTION, "name": self.name, "context": self.context}
+    name: AgentName
+    context: Annotated[str, text("the new context, replacing the old one entirely")]
 
 
 @dataclass(frozen=True, slots=True)
-class CreateSkill:
+class CreateSkill(_Command):
     """Write ``skills/<name>/SKILL.md``."""
 
     ACTION: ClassVar[str] = "skill.create"
 
-    name: str
-    description: str
-    body: str
-
-    def __post_init__(self) -> None:
-        validate_slug(self.name, "name")
-        _require_text(self.description, "description")
-        _require_text(self.body, "body")
-
-    def to_wire(self) -> JsonObject:
-        return {
-            "action": self.ACTION,
-            "name": self.name,
-            "description": self.description,
-            "body": self.body,
-        }
+    name: Annotated[str, slug("skill name")]
+    description: Annotated[str, text("one line: what the skill does and when to use it")]
+    body: Annotated[str, text("the skill's instructions (Markdown)")]
 
 
 @dataclass(frozen=True, slots=True)
-class SetWorkState:
+class SetWorkState(_Command):
     """Set the CALLER's own board row; the caller's identity comes from the door, not here."""
 
     ACTION: ClassVar[str] = "workstate.set"
 
-    status: Status
-    intent: str | None = None
-    ticket: str | None = None
-    progress: str | None = None
-
-    def __post_init__(self) -> None:
-        parse_status(self.status, "status")
-        _check_optional_text(self.intent, "intent")
-        _check_optional_text(self.ticket, "ticket")
-        _check_optional_text(self.progress, "progress")
-
-    def to_wire(self) -> JsonObject:
-        wire: JsonObject = {"action": self.ACTION, "status": self.status.value}
-        _put_optional(wire, "intent", self.intent)
-        _put_optional(wire, "ticket", self.ticket)
-        _put_optional(wire, "progress", self.progress)
-        return wire
+    status: Annotated[Status, choice(Status, "working, waiting (on someone), blocked or idle")]
+    intent: Annotated[str | None, text("what you are trying to achieve, one line")] = None
+    ticket: Annotated[str | None, text("the ticket or issue you work on")] = None
+    progress: Annotated[str | None, text("where you are, one line")] = None
 
 
 @dataclass(frozen=True, slots=True)
-class GetProjectWorkState:
+class GetProjectWorkState(_Command):
     """Read the whole work-state board of the project."""
 
     ACTION: ClassVar[str] = "workstate.get"
-
-    def to_wire(self) -> JsonObject:
-        return {"action": self.ACTION}
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,39 +206,29 @@ class DiscardAgentChanges(_OneAgentCommand):
     ACTION: ClassVar[str] = "agent.discard"
 
 
+# The one list of commands, in the order error messages list their actions.
 Command: TypeAlias = (
     LaunchAgent
     | AskAgent
     | SpawnAgent
     | StopAgent
+    | AgentChanges
+    | MergeAgent
+    | DiscardAgentChanges
     | UpdateAgentContext
     | CreateSkill
     | SetWorkState
     | GetProjectWorkState
-    | AgentChanges
-    | MergeAgent
-    | DiscardAgentChanges
 )
 
-COMMAND_TYPES: tuple[type[Command], ...] = (
-    LaunchAgent,
-    AskAgent,
-    SpawnAgent,
-    StopAgent,
-    UpdateAgentContext,
-    CreateSkill,
-    SetWorkState,
-    GetProjectWorkState,
-    AgentChanges,
-    MergeAgent,
-    DiscardAgentChanges,
-)
+COMMAND_TYPES: tuple[type[Command], ...] = get_args(Command)
 
 
 def command_target(command: Command) -> str | None:
-    """The agent or skill a command is about, as logged in ``OrchestratorRequestProcessed``."""
-    if isinstance(command, AskAgent):
-        return command.target
-    if isinstance(command, SetWorkState | GetProjectWorkState):
-        return None
-    return command.name
+    """The agent or skill a command is about, as logged in ``OrchestratorRequestProcessed``: the
+    name it declares (its slug field), or None for a command about no one (the work state)."""
+    for field in fields_of(type(command)):
+        if field.spec.kind == "slug":
+            name: str = getattr(command, field.attr)
+            return name
+    return None

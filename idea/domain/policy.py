@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 
-from idea.domain.commands import TIMEOUT_MAX_S
+from idea.domain.commands import DEFAULT_ASK_TIMEOUT_S, TIMEOUT_MAX_S
 from idea.domain.errors import Invalid
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.names import validate_slug
@@ -23,7 +23,7 @@ ANYONE = "*"
 @dataclass(frozen=True, slots=True)
 class Policy:
     max_depth: int = 3  # root ask = depth 1
-    ask_timeout_s: float = 300.0  # one turn
+    ask_timeout_s: float = DEFAULT_ASK_TIMEOUT_S  # one turn
     queue_wait_s: float = 900.0  # in the target's line
     hibernate_after_s: float | None = 900.0  # None: never
     chain_token_budget: int | None = None  # None: no budget

@@ -36,6 +36,7 @@ class ProtocolError(Exception):
 
 
 def encode_frame(payload: bytes) -> bytes:
+    """The frame of ``payload``: its 4-byte big-endian length, then itself."""
     if len(payload) > MAX_FRAME:
         raise ProtocolError(f"frame of {len(payload)} bytes exceeds {MAX_FRAME}")
     return _HEADER.pack(len(payload)) + payload
@@ -134,7 +135,7 @@ def unpack(payload: bytes) -> dict[str, Any]:
     except Exception as exc:  # msgpack raises several unrelated types
         raise ProtocolError(f"not a msgpack message: {exc}") from exc
     if not isinstance(message, dict) or not isinstance(message.get("t"), str):
-        raise ProtocolError("a loopback message is a map with a 't' field")
+        raise ProtocolError("a message is a map with a 't' field")
     return message
 
 

@@ -20,6 +20,7 @@ import pytest
 from idea.domain.errors import AgentFailed, Conflict, IdeaTimeout, RateLimited, Unavailable
 from idea.domain.session_events import TextDelta, TurnFinished
 from idea.domain.usage import Usage
+from tests.waiting import until
 
 # A reset the CLI reports in whole seconds, or counted from when IdeA read it, may be this far off.
 RESET_SLACK_MS = 2000
@@ -76,8 +77,7 @@ class AgentSessionContract:
     async def test_one_turn_at_a_time(self, make_session):
         session = await make_session()
         first = asyncio.create_task(session.send_blocking("SLOW one", timeout=self.turn_s))
-        while not session.busy:
-            await asyncio.sleep(0.01)
+        await until(lambda: session.busy, what="the turn started")
         with pytest.raises(Conflict):
             await session.send_blocking("two", timeout=self.turn_s)
         await session.interrupt()
@@ -90,8 +90,7 @@ class AgentSessionContract:
         seen: list[TurnFinished] = []
         session.subscribe(lambda e: isinstance(e, TurnFinished) and seen.append(e))
         turn = asyncio.create_task(session.send_blocking("SLOW work", timeout=self.turn_s))
-        while not session.busy:
-            await asyncio.sleep(0.01)
+        await until(lambda: session.busy, what="the turn started")
         await session.interrupt()
         with pytest.raises(AgentFailed):
             await turn

@@ -6,13 +6,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 
 import psutil
 import pytest
 
 from idea.domain.layout import Layouts
 from tests.processes import LineWatcher, spawned
+from tests.waiting import until_blocking
 
 IDEA = [sys.executable, "-m", "idea"]
 
@@ -229,10 +229,7 @@ def test_a_second_idea_on_an_open_project_is_refused_and_touches_nothing(tmp_pat
         )
         os.replace(folder / ".spawn.tmp", folder / "spawn.request.json")
         answer = folder / "spawn.response.json"
-        end = time.monotonic() + 30
-        while not answer.exists():
-            assert time.monotonic() < end, "the spawn request was not answered"
-            time.sleep(0.02)
+        until_blocking(answer.exists, 30, "the spawn request is answered", poll_s=0.02)
         assert json.loads(answer.read_text(encoding="utf-8"))["ok"] is True
         shells = psutil.Process(first.pid).children(recursive=True)
         assert shells

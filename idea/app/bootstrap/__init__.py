@@ -23,7 +23,10 @@ from idea.app.project_host import ProjectHost
 from idea.app.runtime import Core, ProjectRuntime, ProjectServices
 from idea.app.terminal_epitaphs import TerminalEpitaphs
 from idea.application.answer_request import answer_request, error_response
-from idea.application.ask_agent import DEADLINE_MARGIN_S, AgentAsker
+from idea.application.ask_agent import AgentAsker
+from idea.application.ask_deadline import DEADLINE_MARGIN_S, AskTimes
+from idea.application.ask_lines import AskLines
+from idea.application.ask_turn import AgentTurns
 from idea.application.board import RateLimitRows
 from idea.application.chains import Chains
 from idea.application.event_bus import EventBus
@@ -117,17 +120,20 @@ def find_project_root(start: Path) -> Path | None:
     return None
 
 
-def project_services(root: Path, trusted_projects: TrustStore | None = None) -> ProjectServices:
+def project_services(
+    root: Path, trusted_projects: TrustStore | None = None, clock: Clock | None = None
+) -> ProjectServices:
     """Open (creating ``.ideai/`` on first use) the project in ``root``.
 
     Raises ``Invalid`` if ``root`` is not a folder, ``CorruptFile`` if ``project.json`` is unusable.
     A project this call creates is trusted (``trusted_projects``: default the user's own list).
+    ``clock``: the system's unless a test sets the time.
     """
     root = root.resolve()
     if not root.is_dir():
         raise Invalid(f"project folder {root} does not exist or is not a folder")
     paths = ProjectPaths(root)
-    clock, ids = SystemClock(), UuidGenerator()
+    clock, ids = clock or SystemClock(), UuidGenerator()
     problems: list[CorruptFile] = []
     reassigned: list[AgentIdReassigned] = []
     # Only a ``.ideai/`` this call makes is trusted: one that came with the folder (a clone,
@@ -210,20 +216,21 @@ def wire_core(
     launcher = AgentLauncher(agents, profiles, sessions, starter, bus, clock, trust)
     stopper = AgentStopper(agents, sessions, bus)
     sleeping: list[Hibernation] = []  # made below: it needs the asker, which wakes its agents
-    asker = AgentAsker(
-        agents,
+    turns = AgentTurns(
         sessions,
         launcher,
         bus,
+        wake=lambda agent_id: sleeping[0].wake(agent_id),  # noqa: PLW0108 - bound later
+    )
+    asker = AgentAsker(
+        agents,
+        turns,
+        AskLines(bus),
         Chains(ids, clock),
         journal,
         clock,
         policy.current,
-        default_timeout_s=ask_timeout_s,
-        queue_cap_s=queue_cap_s,
-        caller_timeout_s=caller_timeout_s,
-        margin_s=margin_s,
-        wake=lambda agent_id: sleeping[0].wake(agent_id),  # noqa: PLW0108 - bound later
+        AskTimes(ask_timeout_s, queue_cap_s, caller_timeout_s, margin_s),
     )
     hibernation = Hibernation(sessions, asker, stopper, bus, policy.current, clock.monotonic)
     sleeping.append(hibernation)
@@ -358,11 +365,12 @@ async def open_project(
     file_door: bool = True,
     ask_timeout_s: float | None = None,
     tool_timeout_s: float | None = None,
+    clock: Clock | None = None,
 ) -> ProjectRuntime:
     """Open the project in ``root`` (making it one if needed). Raises ``Conflict`` (open in
     another IdeA process), ``Invalid``, ``CorruptFile`` (project.json), ``Internal``.
     ``tool_timeout_s``: what the starter declares to the CLIs as their MCP tool timeout."""
-    services = project_services(root)
+    services = project_services(root, clock=clock)
     hosts: HostLinks | None = None
     if starter is None:
         timeout = (

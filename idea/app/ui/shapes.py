@@ -81,6 +81,8 @@ class Serving(TypedDict):
     chain_id: str
     depth: int
     requester: str | None
+    ask_id: str
+    parent_ask_id: str | None  # the ask its requester serves; None: a root ask
     deadline_at_ms: int
     started_at_ms: int  # when its turn began
     queued_ms: int  # how long the ask waited for it
@@ -93,6 +95,8 @@ class Waiting(TypedDict):
     chain_id: str
     depth: int
     requester: str | None
+    ask_id: str
+    parent_ask_id: str | None
     since_ms: int
     source: Source | None
     prompt: str  # its first 500 characters

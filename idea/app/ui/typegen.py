@@ -42,7 +42,6 @@ HEADER = """\
 // the UI methods' params and results (idea/app/ui/methods/, their annotations) and the pushed
 // events' payloads (idea/domain/events.py, idea/app/ui/server.py SERVER_EVENTS). Do not edit:
 // change the Python and regenerate (a test fails while this file is stale).
-/* eslint-disable */
 """
 
 # Domain values whose JSON is not their fields one by one: the shape that says what it is.

@@ -18,12 +18,20 @@ import idea
 from idea.application.session_ports import McpServerEntry
 from idea.domain.json_types import JsonObject
 from idea.endpoint.naming import mcp_endpoint
-from idea.infrastructure.files.atomic import write_atomic
+from idea.infrastructure.files.atomic import make_folder, write_atomic
 from idea.infrastructure.files.json_document import JsonDocument
-from idea.infrastructure.files.os_errors import os_errors
 
 # The one name of IdeA's MCP server, in every declaration and in ``serverInfo``.
 MCP_SERVER_NAME = "idea"
+# A CLI whose per-server ``timeout`` bounds each MCP request is given this much more than an
+# ``idea_*`` call may legitimately wait for another agent (``tool_timeout_s``), so that it never
+# gives up first.
+MCP_TIMEOUT_MARGIN_S = 60.0
+
+
+def mcp_request_timeout_ms(tool_timeout_s: float) -> int:
+    """The per-server MCP request ``timeout`` (ms) declared to such a CLI."""
+    return round((tool_timeout_s + MCP_TIMEOUT_MARGIN_S) * 1000)
 
 
 def idea_invocation() -> tuple[str, tuple[str, ...]]:
@@ -92,16 +100,14 @@ def write_run_dir_file(run_dir: str, name: str, document: JsonObject) -> Path:
     """Write ``document`` as the JSON file ``name`` of an agent's run dir (atomically), whole:
     the run dir is IdeA's, so nothing of the user's is replaced. Raises ``Internal``."""
     folder = Path(run_dir)
-    with os_errors("create", folder):
-        folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
+    path = make_folder(folder) / name
     write_atomic(path, json.dumps(document, indent=2) + "\n")
     return path
 
 
 def write_declaration(path: Path, server: JsonObject) -> None:
     """Merge ``server`` as ``mcpServers.idea`` into the JSON file at ``path`` (atomically)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     doc = JsonDocument(path)
 
     def merge(current: JsonObject | None) -> JsonObject:

@@ -12,9 +12,9 @@ import re
 from collections.abc import Mapping, Sequence
 
 from idea.domain.errors import Unavailable
+from idea.infrastructure.clis.console_text import strip_ansi
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _OURS = re.compile(rf"^\S+\s+{re.escape(MCP_SERVER_NAME)}:\s")
 
 
@@ -45,7 +45,7 @@ async def run_mcp_list(
 
 def connected_line(cli: str, output: str) -> str:
     """The line of ``output`` saying IdeA's server is connected. Raises ``Unavailable``."""
-    lines = [_ANSI.sub("", line).strip() for line in output.splitlines()]
+    lines = [strip_ansi(line).strip() for line in output.splitlines()]
     ours = [line for line in lines if _OURS.match(line)]
     if ours and ours[0].endswith("- Connected"):
         return ours[0]

@@ -31,13 +31,15 @@ from idea.infrastructure.clis.declaration import mcp_server_entry, server_json, 
 from idea.infrastructure.files.atomic import write_atomic
 from idea.infrastructure.processes.executables import resolve_executable
 from idea.infrastructure.processes.leftovers import PROJECT_ROOT_VAR
-from idea.infrastructure.processes.run_dir import prepare_run_dir, record_pids
+from idea.infrastructure.processes.run_dir import (
+    CONTEXT_FILE,
+    DECLARATION_FILE,
+    prepare_run_dir,
+    record_pids,
+)
 from idea.infrastructure.processes.tree import SESSION_TAG_VAR
 from idea.infrastructure.stores.mcp_secret import AGENT_KEY_FILE, write_agent_key
 from idea.infrastructure.stores.paths import ProjectPaths
-
-DECLARATION_FILE = "mcp.json"
-CONTEXT_FILE = "CONTEXT.md"
 
 
 class CliSessionStarter:

@@ -49,6 +49,7 @@ from idea.infrastructure.doors.request_files import (
     unknown_requests,
 )
 from idea.infrastructure.doors.request_queue import Pending, RequestQueue
+from idea.infrastructure.files.atomic import make_folder
 
 __all__ = [
     "MAX_IN_FLIGHT",
@@ -170,10 +171,10 @@ class FileDoor:
         self._threads: ThreadPoolExecutor | None = None
         self._observer: Observer | None = None  # type: ignore[valid-type]
         self.answered = 0
+        self.scans = 0  # scans of the folder completed (what they found is offered)
 
     async def start(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.done.mkdir(exist_ok=True)
+        make_folder(self.done)  # and the door's folder
         self._threads = ThreadPoolExecutor(DOOR_THREADS, thread_name_prefix="file-door")
         self._inbox.open(asyncio.get_running_loop())
         observer = Observer()
@@ -212,6 +213,10 @@ class FileDoor:
         """Requests queued and not taken by a worker yet."""
         return self._queue.waiting()
 
+    def in_hand(self) -> int:
+        """Requests queued, being answered or waiting to be read again."""
+        return len(self._queue.known())
+
     def _offer(self, found: Iterable[Pending]) -> None:
         added = False
         for pending in found:
@@ -224,6 +229,7 @@ class FileDoor:
             self._scan_now.clear()
             found = await self._off_loop(unknown_requests, self.folder, self._queue.known())
             self._offer(found)
+            self.scans += 1
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(RESCAN_S):
                     await self._scan_now.wait()

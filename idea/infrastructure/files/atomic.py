@@ -22,11 +22,12 @@ import time
 from pathlib import Path
 
 from idea.domain.errors import Internal
-from idea.infrastructure.files.os_errors import os_error
+from idea.infrastructure.files.os_errors import os_error, os_errors
 
 __all__ = [
     "STALE_TEMP_AGE_S",
     "is_temp_name",
+    "make_folder",
     "quarantine",
     "read_bytes",
     "read_text",
@@ -58,6 +59,14 @@ _UMASK = _read_umask()
 def is_temp_name(name: str) -> bool:
     """True if ``name`` looks like a temp file made by ``write_atomic``."""
     return _TEMP_NAME_RE.fullmatch(name) is not None
+
+
+def make_folder(folder: Path, mode: int = 0o777) -> Path:
+    """``folder`` (and its parents), made if missing; the one place a store's folder is made.
+    Raises ``Internal``."""
+    with os_errors("create", folder):
+        folder.mkdir(mode=mode, parents=True, exist_ok=True)
+    return folder
 
 
 def write_atomic(path: Path, data: bytes | str, *, mode: int | None = None) -> None:

@@ -12,15 +12,18 @@ from pathlib import Path
 
 from idea.domain.errors import IdeaError
 from idea.domain.json_types import JsonValue
-from idea.infrastructure.files.atomic import read_text, write_atomic
+from idea.infrastructure.files.atomic import make_folder, read_text, write_atomic
 from idea.infrastructure.processes.tree import ProcessRecord
 
 PIDS_FILE = "pids.json"
+# What IdeA injects for the CLI (DESIGN.md §9.5): the MCP declaration (where the CLI reads it from
+# a file that its profile does not name otherwise) and the agent's context.
+DECLARATION_FILE = "mcp.json"
+CONTEXT_FILE = "CONTEXT.md"
 
 
 def prepare_run_dir(run_dir: Path) -> Path:
-    run_dir.mkdir(parents=True, exist_ok=True)
-    return run_dir
+    return make_folder(run_dir)
 
 
 def record_pids(run_dir: Path, pids: Iterable[int]) -> list[ProcessRecord]:

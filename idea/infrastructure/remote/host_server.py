@@ -13,12 +13,13 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 from idea import __version__
 from idea.application.session_ports import AgentSession, SessionStarter, TerminalSession
+from idea.application.tasks import TaskSet
 from idea.domain.agent import Agent
 from idea.domain.errors import Conflict, IdeaError, Invalid, NotFound, Unavailable
 from idea.domain.profile import profile_from_json
@@ -81,7 +82,7 @@ class HostServer:
         self._attached: asyncio.Task[None] | None = None
         self._starter: SessionStarter | None = None
         self._project: str | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet("host server")  # message handlers and the close, owned here
         self._grace: asyncio.TimerHandle | None = None
         self.done = asyncio.Event()  # set once every agent is stopped and nobody will attach
 
@@ -175,10 +176,8 @@ class HostServer:
         """Send a message that must arrive: kept until IdeA acknowledges it."""
         self._push(self._outbox.number(message))
 
-    def _spawn(self, work: Awaitable[None]) -> None:
-        task = asyncio.ensure_future(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        self._tasks.spawn(work)
 
     # -- grace ------------------------------------------------------------------------------
 
@@ -186,12 +185,16 @@ class HostServer:
         """Nobody attached: stop everything unless someone does within the grace period."""
         self._cancel_grace()
         loop = asyncio.get_running_loop()
-        self._grace = loop.call_later(self._grace_s, lambda: self._spawn(self.close()))
+        self._grace = loop.call_later(self._grace_s, self.close_soon)
 
     def _cancel_grace(self) -> None:
         if self._grace is not None:
             self._grace.cancel()
             self._grace = None
+
+    def close_soon(self) -> None:
+        """``close`` in a task of its own (a timer's or a signal's callback)."""
+        self._spawn(self.close())
 
     async def close(self) -> None:
         """Stop every agent; the daemon may end."""

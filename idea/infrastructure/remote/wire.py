@@ -1,5 +1,7 @@
 """The link between IdeA and ``idea host`` (DESIGN.md §16): msgpack maps in length-prefixed
-frames, over any byte stream (an SSH channel, a subprocess's pipes, a Unix socket).
+frames, over any byte stream (an SSH channel, a subprocess's pipes, a Unix socket). The framing
+and the msgpack options are the loopback protocol's (``idea.endpoint.loopback``); the link has
+its own bound and reports what it cannot read as ``Invalid``.
 
 Each side numbers the messages it wants delivered whatever happens to the link (``seq``):
 requests from IdeA, answers and exits from the host. The receiver acknowledges them
@@ -12,11 +14,8 @@ with the wrong types ends the link with ``Invalid`` (never a crash deeper in).
 from __future__ import annotations
 
 import asyncio
-import struct
 from collections.abc import Mapping
 from typing import Any, Protocol
-
-import msgpack
 
 from idea.domain.errors import (
     AgentFailed,
@@ -32,10 +31,10 @@ from idea.domain.errors import (
     RateLimited,
     Unavailable,
 )
+from idea.endpoint import loopback
 
 VERSION = 1
 MAX_FRAME = 16 * 1024 * 1024  # a scrollback (2 MiB) or a turn's event, with room to spare
-_HEADER = struct.Struct(">I")
 
 Message = dict[str, Any]
 
@@ -51,27 +50,22 @@ class ByteWriter(Protocol):
 
 
 def encode(message: Mapping[str, Any]) -> bytes:
-    body: bytes = msgpack.packb(dict(message), use_bin_type=True)
+    body = loopback.pack(dict(message))
     if len(body) > MAX_FRAME:
         raise Invalid(
             f"a {message.get('t')!r} message of {len(body)} bytes is over the link's bound"
         )
-    return _HEADER.pack(len(body)) + body
+    return loopback.encode_frame(body)
 
 
 async def read_message(reader: ByteReader) -> Message:
     """The next message; ``asyncio.IncompleteReadError`` at the end of the stream."""
-    (size,) = _HEADER.unpack(await reader.readexactly(_HEADER.size))
-    if size > MAX_FRAME:
-        raise Invalid(f"a frame of {size} bytes is over the link's bound of {MAX_FRAME}")
-    body = await reader.readexactly(size)
+    header = await reader.readexactly(loopback.HEADER_BYTES)
     try:
-        message = msgpack.unpackb(body, raw=False, strict_map_key=True)
-    except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
-        raise Invalid(f"a frame that is not msgpack: {exc}") from None
-    if not isinstance(message, dict) or not isinstance(message.get("t"), str):
-        raise Invalid("a frame that is not a message (a map with its type 't')")
-    return message
+        body = await reader.readexactly(loopback.frame_length(header, MAX_FRAME))
+        return loopback.unpack(body)
+    except loopback.ProtocolError as exc:
+        raise Invalid(f"the link read a bad frame: {exc}") from None
 
 
 def field(message: Message, name: str, kind: type | tuple[type, ...]) -> Any:

@@ -20,7 +20,7 @@ from idea.application.ports import Clock, CorruptionReporter, IdGenerator
 from idea.domain.agent import Agent, AgentIdReassigned
 from idea.domain.errors import Conflict, CorruptFile, NotFound
 from idea.domain.names import is_slug, validate_slug
-from idea.infrastructure.files.atomic import write_atomic
+from idea.infrastructure.files.atomic import make_folder, write_atomic
 from idea.infrastructure.files.file_version import check_unchanged, edit_lock, file_version
 from idea.infrastructure.files.model_file import load_text_model
 from idea.infrastructure.files.os_errors import os_error
@@ -99,7 +99,7 @@ class MarkdownAgentStore:
                 current = self._read(path)
                 if current is not None and current.id != agent.id:
                     raise Conflict(f"an agent named '{agent.name}' already exists")
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_folder(path.parent)
             write_atomic(path, data)
 
     def rename(self, old_name: str, new_name: str, expected_version: str | None = None) -> Agent:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from idea.domain.errors import CorruptFile
 from idea.domain.json_types import JsonObject
+from idea.infrastructure.files.atomic import make_folder
 from idea.infrastructure.files.json_document import JsonDocument
 from idea.infrastructure.stores.recent_projects import user_config_dir
 
@@ -42,7 +43,7 @@ class CliVersions:
             entries[profile] = {"version": version, "path": path}
             return entries
 
-        self._doc.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self._doc.path.parent)
         self._doc.update(put)
 
     def _entries(self) -> JsonObject:

@@ -17,7 +17,7 @@ from pathlib import Path
 from idea.domain.errors import Invalid
 from idea.domain.host import FILE_VERSION, Host, parse_hosts, unknown_host
 from idea.domain.json_types import JsonObject
-from idea.infrastructure.files.atomic import read_bytes
+from idea.infrastructure.files.atomic import make_folder, read_bytes
 from idea.infrastructure.files.json_document import JsonDocument, decode_object
 from idea.infrastructure.files.model_file import ChangeCache
 from idea.infrastructure.stores.recent_projects import user_config_dir
@@ -53,7 +53,7 @@ class JsonHostStore:
     def save(self, hosts: Mapping[str, Host]) -> None:
         """Replace the file with exactly ``hosts`` (atomic, 0600). Raises ``Internal``."""
         entries: JsonObject = {name: hosts[name].to_json() for name in sorted(hosts)}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self.path.parent)
         self._doc.save({"version": FILE_VERSION, "hosts": entries})
 
     def _load(self) -> dict[str, Host]:

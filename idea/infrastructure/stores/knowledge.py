@@ -15,7 +15,7 @@ from idea.application.ports import Clock, CorruptionReporter
 from idea.domain.errors import CorruptFile, NotFound
 from idea.domain.knowledge import MemoryNote, Skill, render_memory_index
 from idea.domain.names import is_slug, validate_slug
-from idea.infrastructure.files.atomic import read_text, write_atomic
+from idea.infrastructure.files.atomic import make_folder, read_text, write_atomic
 from idea.infrastructure.files.model_file import load_text_model
 from idea.infrastructure.files.os_errors import os_error
 from idea.infrastructure.stores.paths import ProjectPaths
@@ -63,7 +63,7 @@ class _MarkdownFiles:
 
     @staticmethod
     def _write(path: Path, text: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(path.parent)
         write_atomic(path, text)
 
 

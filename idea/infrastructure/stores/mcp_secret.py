@@ -12,7 +12,7 @@ import secrets
 from pathlib import Path
 
 from idea.endpoint.loopback import agent_key
-from idea.infrastructure.files.atomic import read_bytes, write_atomic
+from idea.infrastructure.files.atomic import make_folder, read_bytes, write_atomic
 
 KEY_BYTES = 32
 
@@ -22,7 +22,7 @@ def ensure_project_key(path: Path) -> bytes:
     key = read_bytes(path)
     if key is not None and len(key) == KEY_BYTES:
         return key
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     key = secrets.token_bytes(KEY_BYTES)
     write_atomic(path, key, mode=0o600)
     return key
@@ -34,6 +34,6 @@ AGENT_KEY_FILE = "mcp.key"
 def write_agent_key(project_key: Path, run_dir: Path, agent_id: str) -> Path:
     """Write the agent's own key (``0600``) into its run dir; the path its declaration names."""
     path = run_dir / AGENT_KEY_FILE
-    run_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(run_dir)
     write_atomic(path, agent_key(ensure_project_key(project_key), agent_id), mode=0o600)
     return path

@@ -9,6 +9,7 @@ from __future__ import annotations
 from idea.application.ports import Clock, CorruptionReporter
 from idea.domain.errors import CorruptFile
 from idea.domain.policy import Policy
+from idea.infrastructure.files.atomic import make_folder
 from idea.infrastructure.files.file_version import edit_lock, file_version, write_if_unchanged
 from idea.infrastructure.files.json_document import JsonDocument, encode_json
 from idea.infrastructure.files.model_file import ChangeCache, load_json_model
@@ -40,6 +41,6 @@ class JsonPolicyStore:
         return self.current(), version
 
     def save(self, policy: Policy, expected_version: str | None = None) -> None:
-        self._path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self._path.parent)
         with edit_lock(self._lock):
             write_if_unchanged(self._path, encode_json(policy.to_json()), expected_version)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from idea.application.ports import Clock, IdGenerator
 from idea.domain.project import ProjectInfo
-from idea.infrastructure.files.atomic import read_text, write_atomic
+from idea.infrastructure.files.atomic import make_folder, read_text, write_atomic
 from idea.infrastructure.files.json_document import JsonDocument
 from idea.infrastructure.files.model_file import load_json_model
 from idea.infrastructure.stores.paths import GITIGNORE, ProjectPaths
@@ -21,7 +21,7 @@ class JsonProjectStore:
 
     def open_or_create(self, name: str) -> ProjectInfo:
         paths = self._paths
-        paths.ideai.mkdir(parents=True, exist_ok=True)
+        make_folder(paths.ideai)
         if read_text(paths.gitignore) is None:
             write_atomic(paths.gitignore, GITIGNORE)
         doc = JsonDocument(paths.project_file, clock=self._clock.now_ms)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from idea.domain.errors import CorruptFile
 from idea.domain.json_types import JsonObject, JsonValue
+from idea.infrastructure.files.atomic import make_folder
 from idea.infrastructure.files.json_document import JsonDocument, system_clock_ms
 
 LIMIT = 12
@@ -73,7 +74,7 @@ class RecentProjects:
             rows: list[JsonValue] = [e.to_json() for e in (entry, *kept)]
             return {"version": 1, "projects": rows}
 
-        self._doc.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self._doc.path.parent)
         try:
             return _entries(self._doc.update(put_first))
         except CorruptFile:

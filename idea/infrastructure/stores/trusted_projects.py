@@ -16,7 +16,7 @@ from pathlib import Path
 from idea.domain.errors import CorruptFile, Invalid
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.trust import TrustEntry
-from idea.infrastructure.files.atomic import read_bytes
+from idea.infrastructure.files.atomic import make_folder, read_bytes
 from idea.infrastructure.files.json_document import JsonDocument
 from idea.infrastructure.files.model_file import ChangeCache
 from idea.infrastructure.stores.recent_projects import user_config_dir
@@ -53,7 +53,7 @@ class TrustedProjects:
             rows: list[JsonValue] = [e.to_json() for e in (*kept, entry)]
             return {"version": 1, "projects": rows}
 
-        self._doc.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self._doc.path.parent)
         try:
             self._doc.update(replaced)
         except CorruptFile:

@@ -29,7 +29,7 @@ from pathlib import Path
 from idea.domain.agent import Agent, Workspace
 from idea.domain.errors import Conflict, IdeaError, Invalid, NotFound, Unavailable
 from idea.domain.workspace import DIFF_MAX_CHARS, FileChange, MergeResult, WorkspaceChanges
-from idea.infrastructure.files.atomic import read_text, write_atomic
+from idea.infrastructure.files.atomic import make_folder, read_text, write_atomic
 from idea.infrastructure.stores.paths import ProjectPaths
 from idea.infrastructure.workspaces.git import GitWriter, hooks, listing_and_patch, read
 from idea.infrastructure.workspaces.git_output import (
@@ -162,7 +162,7 @@ class GitWorktrees:
             )
         before = self._head(root)
         # A crash during the merge is finished or undone at the next open (``reconcile``).
-        self._marker.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self._marker.parent)
         write_atomic(self._marker, json.dumps({"agent": agent.name, "before": before}))
         try:
             done = self._git(

@@ -9,6 +9,7 @@ import json
 
 from tests.integration.app.ui.test_server import (  # noqa: F401 - the fixtures
     api,
+    clock,
     dist,
     host,
     runtime,

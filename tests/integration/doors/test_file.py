@@ -9,6 +9,7 @@ import pytest
 from idea.app.bootstrap import open_project
 from idea.domain.agent import Agent
 from tests.fakes.ports.session_starter import FakeSessionStarter
+from tests.waiting import until
 from tests.worlds import trust_project
 
 
@@ -24,9 +25,11 @@ async def response(folder, request_id, timeout=15.0):
     the request archived: a crash in between answers it again rather than losing it)."""
     path = folder / f"{request_id}.response.json"
     request = folder / f"{request_id}.request.json"
-    async with asyncio.timeout(timeout):
-        while not path.exists() or os.path.lexists(request):
-            await asyncio.sleep(0.01)
+    await until(
+        lambda: path.exists() and not os.path.lexists(request),
+        timeout,
+        f"{request_id} answered and archived",
+    )
     return json.loads(path.read_text(encoding="utf-8"))
 
 
@@ -120,13 +123,15 @@ async def test_a_flood_of_1000_requests_loses_nothing(runtime):
         )
         write_request(folder, request_id, body)
     answers = {}
-    async with asyncio.timeout(100):
-        while len(answers) < len(ids):
-            for request_id in ids:
-                path = folder / f"{request_id}.response.json"
-                if request_id not in answers and path.exists():
-                    answers[request_id] = json.loads(path.read_text(encoding="utf-8"))
-            await asyncio.sleep(0.05)
+
+    def all_answered():
+        for request_id in ids:
+            path = folder / f"{request_id}.response.json"
+            if request_id not in answers and path.exists():
+                answers[request_id] = json.loads(path.read_text(encoding="utf-8"))
+        return len(answers) == len(ids)
+
+    await until(all_answered, 100, "every request answered", poll_s=0.05)
     assert all(a["ok"] for a in answers.values())
     assert [answers[f"f{i:04d}"]["reply"] for i in range(1, 1000, 2)] == [
         f"echo: n{i}" for i in range(1, 1000, 2)

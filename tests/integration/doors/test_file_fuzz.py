@@ -30,7 +30,7 @@ from idea.domain.errors import IdeaError
 from idea.domain.orchestrator_request import KNOWN_ACTIONS, validate_request
 from idea.infrastructure.doors.file import REQUEST_SUFFIX, RESPONSE_SUFFIX
 from tests.integration.doors.test_file import response, write_request
-from tests.integration.doors.test_file_hostile import dispatches
+from tests.integration.doors.test_file_hostile import dispatches, rescan
 from tests.waiting import until
 
 CODES = {
@@ -245,9 +245,7 @@ async def test_every_hostile_request_file_gets_exactly_one_typed_answer(runtime,
     # Dispatched once each, and never again whatever the door scans later.
     expected = sum(d.dispatched() for d in dropped)
     assert len(dispatches(runtime)) == expected
-    for _ in range(3):
-        runtime.file_door.scan()
-        await asyncio.sleep(0.05)
+    await rescan(runtime)
     assert len(dispatches(runtime)) == expected
     answered = sum(_has_response(folder, d) for d in dropped)
     assert runtime.file_door.answered == answered

@@ -2,7 +2,6 @@
 typed answer (or is moved aside with the reason logged), none is dispatched twice, and the app
 keeps serving meanwhile."""
 
-import asyncio
 import json
 import os
 import sys
@@ -23,6 +22,18 @@ def dispatches(runtime) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+async def rescan(runtime, rounds=3):
+    """Scan the folder again ``rounds`` times, each time until the scan is done and so is
+    whatever it found."""
+    door = runtime.file_door
+    for _ in range(rounds):
+        done = door.scans
+        door.scan()
+        await until(
+            lambda done=done: door.scans > done and not door.in_hand(), what="a scan, and its finds"
+        )
+
+
 async def still_serving(folder, request_id):
     """Another request is answered: the door (and the core loop) did not freeze."""
     write_request(folder, request_id, {"action": "workstate.get"})
@@ -38,9 +49,7 @@ async def test_an_id_too_long_for_its_response_is_dispatched_once_and_moved_asid
     failed = folder / "failed" / f"{request_id}.request.json"
     await until(failed.exists, 15, "the request moved to failed/")
     await still_serving(folder, "after-long")
-    for _ in range(3):  # scans and events come and go: nothing dispatches it again
-        runtime.file_door.scan()
-        await asyncio.sleep(0.05)
+    await rescan(runtime)  # scans and events come and go: nothing dispatches it again
     assert [d["action"] for d in dispatches(runtime)].count("skill.create") == 1
     assert not (folder / f"{request_id}.request.json").exists()
 

@@ -49,8 +49,8 @@ class TimedSession(FakeAgentSession):
                 except IdeaError as exc:  # what a tool result tells the model
                     answer = f"{exc.code} {exc.message}"
                 prompt = f"{prompt} <- {answer}"
-            for _ in range(3):
-                await asyncio.sleep(0.002)  # simulated work, not synchronisation
+            for _ in range(3):  # the turn's work: others run meanwhile, an overlap would show
+                await asyncio.sleep(0)
         finally:
             self.active[self.name] -= 1
         self.log.append((self.name, prompt, start, loop.time()))
@@ -150,11 +150,15 @@ async def test_fifo_no_overlap_and_arrival_order(world):
 
 
 async def test_different_agents_run_in_parallel(world):
-    await asyncio.gather(*(world.ask(n, "p") for n in ("a", "b", "c")))
-    spans = {agent: (s, e) for agent, _, s, e in TimedSession.log}
-    latest_start = max(s for s, _ in spans.values())
-    earliest_end = min(e for _, e in spans.values())
-    assert latest_start < earliest_end  # all three were in their turn at the same moment
+    names = ("a", "b", "c")
+    for name in names:
+        TimedSession.hold[name] = asyncio.Event()
+    asks = asyncio.gather(*(world.ask(n, "p") for n in names))
+    # All three are in their turn at the same moment; none waits for another's to end.
+    await until(lambda: all(TimedSession.active.get(n) == 1 for n in names), what="three turns")
+    for name in names:
+        TimedSession.hold[name].set()
+    assert await asks == [f"{n}: p" for n in names]
 
 
 async def test_timeout_keeps_target_alive_and_queue_moves_on(world):

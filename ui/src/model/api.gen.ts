@@ -2,7 +2,6 @@
 // the UI methods' params and results (idea/app/ui/methods/, their annotations) and the pushed
 // events' payloads (idea/domain/events.py, idea/app/ui/server.py SERVER_EVENTS). Do not edit:
 // change the Python and regenerate (a test fails while this file is stale).
-/* eslint-disable */
 
 export type NoParams = Record<never, never>;
 
@@ -425,6 +424,8 @@ export type Serving = {
   chain_id: string;
   depth: number;
   requester: string | null;
+  ask_id: string;
+  parent_ask_id: string | null;
   deadline_at_ms: number;
   started_at_ms: number;
   queued_ms: number;
@@ -436,6 +437,8 @@ export type Waiting = {
   chain_id: string;
   depth: number;
   requester: string | null;
+  ask_id: string;
+  parent_ask_id: string | null;
   since_ms: number;
   source: "ui" | "file" | "mcp" | null;
   prompt: string;
@@ -614,6 +617,8 @@ export type AgentReplied = {
   requester_id: string | null;
   reply_chars: number;
   preview: string;
+  ask_id: string | null;
+  parent_ask_id: string | null;
 };
 
 /** Published for EVERY processed command, whatever the door and the outcome. */
@@ -628,6 +633,8 @@ export type OrchestratorRequestProcessed = {
   code: string | null;
   chain_id: string | null;
   depth: number | null;
+  ask_id: string | null;
+  parent_ask_id: string | null;
 };
 
 export type LiveStateChanged = {
@@ -646,6 +653,8 @@ export type AgentTurnStarted = {
   prompt_chars: number;
   chain_id: string | null;
   depth: number | null;
+  ask_id: string | null;
+  parent_ask_id: string | null;
 };
 
 /** How many asks an agent holds (the running turn included) changed. */
@@ -661,6 +670,8 @@ export type AgentTurnFinished = {
   ok: boolean;
   usage: Usage | null;
   chain_id: string | null;
+  ask_id: string | null;
+  parent_ask_id: string | null;
 };
 
 /** The set of agent definitions changed; the UI reloads the list. */

@@ -37,8 +37,7 @@ from idea.domain.profile import AdapterKind
 from idea.infrastructure.clis.adapter import PROBE_TOOL
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME, write_run_dir_file
 from idea.infrastructure.clis.stream_json_session import StreamJsonSession
-
-MCP_CONFIG_FILE = "mcp.json"
+from idea.infrastructure.processes.run_dir import DECLARATION_FILE
 
 
 def mcp_config(spec: StructuredSpec) -> JsonObject | None:
@@ -63,7 +62,7 @@ def write_mcp_config(spec: StructuredSpec) -> Path | None:
     Raises ``Internal`` if the run dir cannot be written.
     """
     config = mcp_config(spec)
-    return None if config is None else write_run_dir_file(spec.run_dir, MCP_CONFIG_FILE, config)
+    return None if config is None else write_run_dir_file(spec.run_dir, DECLARATION_FILE, config)
 
 
 def injection_flags(spec: StructuredSpec, mcp_file: Path | None) -> list[str]:

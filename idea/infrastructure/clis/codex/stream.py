@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from idea.application.session_ports import StructuredSpec
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse
+from idea.endpoint.jsonrpc import METHOD_NOT_FOUND
 from idea.infrastructure.clis.codex.declaration import mcp_server_config
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
 from idea.infrastructure.clis.ndjson import (
@@ -34,7 +35,6 @@ from idea.infrastructure.clis.ndjson import (
     encode_line,
 )
 
-METHOD_NOT_FOUND = -32601
 SANDBOX = "workspace-write"
 # Between two agent messages of one turn, so the chat does not glue them together.
 MESSAGE_SEPARATOR = "\n\n"

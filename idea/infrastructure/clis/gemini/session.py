@@ -48,7 +48,8 @@ from pathlib import Path
 from idea.application.session_ports import AgentSession, StructuredSpec
 from idea.domain.errors import AgentFailed, IdeaError, Invalid, Unavailable
 from idea.domain.json_types import JsonObject, JsonValue
-from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
+from idea.infrastructure.clis.console_text import strip_ansi
+from idea.infrastructure.clis.declaration import MCP_SERVER_NAME, mcp_request_timeout_ms
 from idea.infrastructure.clis.gemini.chats import SessionKeeper
 from idea.infrastructure.clis.gemini.stream import (
     GeminiInit,
@@ -59,7 +60,7 @@ from idea.infrastructure.clis.gemini.stream import (
 from idea.infrastructure.clis.mcp_list import connected_line, run_mcp_list
 from idea.infrastructure.clis.ndjson import OverlongLine
 from idea.infrastructure.clis.turn_session import TurnSession
-from idea.infrastructure.files.atomic import write_atomic
+from idea.infrastructure.files.atomic import make_folder, write_atomic
 from idea.infrastructure.files.json_document import encode_json
 from idea.infrastructure.processes.cli_process import CliProcess
 
@@ -72,9 +73,6 @@ SETTINGS_DIR = ".gemini"
 SETTINGS_FILE = "settings.json"
 BACKUP_DIR = "session-backup"  # in the run dir's SETTINGS_DIR
 TRUST_ENV = "GEMINI_CLI_TRUST_WORKSPACE"
-# Gemini's per-server ``timeout`` bounds each MCP request: an ``idea_*`` call may legitimately
-# wait ``tool_timeout_s`` for another agent, so the CLI must not give up first.
-MCP_TIMEOUT_MARGIN_S = 60.0
 # A finished turn's process still saves its session before it exits; the next one waits for it.
 PREVIOUS_EXIT_WAIT_S = 10.0
 EXIT_INPUT_ERROR = 42
@@ -92,7 +90,6 @@ _EXIT_MEANINGS = {
     55: "refused to run in an untrusted folder",
     130: "was cancelled",
 }
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # Strings are matched first so that "//" inside a value is kept.
 _JSON_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
 _TAIL_LINES = 12
@@ -118,7 +115,7 @@ async def start_gemini_session(
 def prepare_run_dir(spec: StructuredSpec) -> None:
     """Write ``GEMINI.md`` and ``.gemini/settings.json`` into the run dir, atomically."""
     run_dir = Path(spec.run_dir)
-    (run_dir / SETTINGS_DIR).mkdir(parents=True, exist_ok=True)
+    make_folder(run_dir / SETTINGS_DIR)
     write_atomic(run_dir / CONTEXT_FILE, context_text(spec))
     project = _read_settings(Path(spec.cwd) / SETTINGS_DIR / SETTINGS_FILE)
     user = _read_settings(_gemini_home(spec) / SETTINGS_DIR / SETTINGS_FILE)
@@ -147,7 +144,7 @@ def build_settings(spec: StructuredSpec, project: JsonObject, user: JsonObject) 
             "args": list(spec.mcp.args),
             "env": dict(spec.mcp.env),
             "trust": True,
-            "timeout": int((spec.tool_timeout_s + MCP_TIMEOUT_MARGIN_S) * 1000),
+            "timeout": mcp_request_timeout_ms(spec.tool_timeout_s),
         }
         settings["mcpServers"] = servers
     # A setting rather than --include-directories: that flag splits its value on commas.
@@ -357,7 +354,7 @@ def exit_message(name: str, code: int, stderr: str) -> str:
 
 
 def _tail(stderr: str) -> str:
-    lines = [line.rstrip() for line in _ANSI.sub("", stderr).splitlines() if line.strip()]
+    lines = [line.rstrip() for line in strip_ansi(stderr).splitlines() if line.strip()]
     return "\n".join(lines[-_TAIL_LINES:])[-_TAIL_CHARS:]
 
 

@@ -30,22 +30,24 @@ from idea.domain.errors import AgentFailed, Invalid, Unavailable
 from idea.domain.json_types import JsonObject
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import SessionEvent
-from idea.infrastructure.clis.declaration import MCP_SERVER_NAME, write_run_dir_file
+from idea.infrastructure.clis.console_text import strip_ansi
+from idea.infrastructure.clis.declaration import (
+    MCP_SERVER_NAME,
+    mcp_request_timeout_ms,
+    write_run_dir_file,
+)
 from idea.infrastructure.clis.mcp_list import run_mcp_list
 from idea.infrastructure.clis.ndjson import OverlongLine
 from idea.infrastructure.clis.opencode.stream import OpenCodeStreamParser
 from idea.infrastructure.clis.turn_session import TurnSession
 from idea.infrastructure.files.atomic import write_atomic
 from idea.infrastructure.processes.cli_process import CliProcess
+from idea.infrastructure.processes.run_dir import CONTEXT_FILE
 
 log = logging.getLogger(__name__)
 
 CONFIG_FILE = "opencode.json"
-CONTEXT_FILE = "CONTEXT.md"
 CONFIG_ENV = "OPENCODE_CONFIG"
-# OpenCode's per-server ``timeout`` bounds each MCP request (its default is 5 s).
-MCP_TIMEOUT_MARGIN_S = 60.0
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _LISTED = re.compile(rf"(?P<mark>\S)\s+{re.escape(MCP_SERVER_NAME)}\s+(?P<status>\S.*)$")
 
 
@@ -58,7 +60,7 @@ def opencode_config(spec: StructuredSpec) -> JsonObject:
             "command": [spec.mcp.command, *spec.mcp.args],
             "environment": dict(spec.mcp.env),
             "enabled": True,
-            "timeout": round((spec.tool_timeout_s + MCP_TIMEOUT_MARGIN_S) * 1000),
+            "timeout": mcp_request_timeout_ms(spec.tool_timeout_s),  # its default: 5 s
         }
         config["mcp"] = {MCP_SERVER_NAME: server}
     if spec.context.strip():
@@ -170,13 +172,13 @@ class OpenCodeSession(TurnSession):
             self._fail_turn(AgentFailed(f"{self.name}: the turn was interrupted"))
             return
         proc = self._proc
-        stderr = _ANSI.sub("", proc.stderr_tail() if proc is not None else "").strip()
+        stderr = strip_ansi(proc.stderr_tail() if proc is not None else "").strip()
         self._emit(parser.finish(code, stderr[-2000:]))
 
 
 def connected_line(output: str) -> str:
     """The ``✓ idea connected`` line of ``opencode mcp list``. Raises ``Unavailable``."""
-    lines = [_ANSI.sub("", line).strip(" │●\t") for line in output.splitlines()]
+    lines = [strip_ansi(line).strip(" │●\t") for line in output.splitlines()]
     ours = [m for line in lines if (m := _LISTED.search(line))]
     if ours and ours[0]["status"].strip() == "connected":
         return ours[0][0]

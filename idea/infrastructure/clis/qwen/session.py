@@ -30,16 +30,17 @@ from idea.application.session_ports import AgentSession, StructuredSpec
 from idea.domain.errors import Invalid, Unavailable
 from idea.domain.json_types import JsonObject
 from idea.domain.profile import AdapterKind
-from idea.infrastructure.clis.declaration import MCP_SERVER_NAME, write_run_dir_file
+from idea.infrastructure.clis.declaration import (
+    MCP_SERVER_NAME,
+    mcp_request_timeout_ms,
+    write_run_dir_file,
+)
 from idea.infrastructure.clis.mcp_list import connected_line, run_mcp_list
 from idea.infrastructure.clis.stream_json_session import StreamJsonSession
 from idea.infrastructure.clis.stream_json_usage import QwenUsage
+from idea.infrastructure.processes.run_dir import DECLARATION_FILE
 
-MCP_CONFIG_FILE = "mcp.json"
 DEFAULTS_ENV = "QWEN_CODE_SYSTEM_DEFAULTS_PATH"
-# Qwen's per-server ``timeout`` bounds each MCP request: an ``idea_*`` call may legitimately
-# wait ``tool_timeout_s`` for another agent, so the CLI must not give up first.
-MCP_TIMEOUT_MARGIN_S = 60.0
 # How long an interrupt waits for the CLI to begin the turn (it does so before any MCP wait).
 TURN_BEGIN_TIMEOUT_S = 10.0
 
@@ -54,7 +55,7 @@ def mcp_config(spec: StructuredSpec) -> JsonObject | None:
         "env": dict(spec.mcp.env),
         "trust": True,
         "alwaysLoadTools": True,
-        "timeout": round((spec.tool_timeout_s + MCP_TIMEOUT_MARGIN_S) * 1000),
+        "timeout": mcp_request_timeout_ms(spec.tool_timeout_s),
     }
     return {"mcpServers": {MCP_SERVER_NAME: entry}}
 
@@ -62,7 +63,7 @@ def mcp_config(spec: StructuredSpec) -> JsonObject | None:
 def write_mcp_config(spec: StructuredSpec) -> Path | None:
     """Write ``mcp.json`` into the run dir; None when nothing is declared. Raises ``Internal``."""
     config = mcp_config(spec)
-    return None if config is None else write_run_dir_file(spec.run_dir, MCP_CONFIG_FILE, config)
+    return None if config is None else write_run_dir_file(spec.run_dir, DECLARATION_FILE, config)
 
 
 def injection_flags(spec: StructuredSpec, mcp_file: Path | None) -> list[str]:

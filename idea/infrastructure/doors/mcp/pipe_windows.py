@@ -28,6 +28,7 @@ assert sys.platform == "win32"
 
 from idea.endpoint.overlapped_pipe import (  # noqa: E402 - names exist on Windows only
     ERROR_PIPE_CONNECTED,
+    FILE_FLAG_OVERLAPPED,
     OverlappedPipe,
     new_event,
     set_event,
@@ -73,7 +74,6 @@ _advapi32.ConvertStringSecurityDescriptorToSecurityDescriptorW.argtypes = [
 
 PIPE_ACCESS_DUPLEX = 0x00000003
 FILE_FLAG_FIRST_PIPE_INSTANCE = 0x00080000
-FILE_FLAG_OVERLAPPED = 0x40000000
 PIPE_TYPE_BYTE = 0x00000000
 PIPE_READMODE_BYTE = 0x00000000
 PIPE_WAIT = 0x00000000

@@ -29,6 +29,7 @@ from idea.domain.policy import Policy
 from idea.domain.usage import RateLimit, Usage
 from idea.infrastructure.stores.recent_projects import RecentProjects
 from tests.fakes.ports.agent_session import FakeAgentSession
+from tests.fakes.ports.clock import FakeClock
 from tests.fakes.ports.session_starter import FakeSessionStarter
 from tests.processes import LineWatcher, spawned
 
@@ -53,10 +54,19 @@ def starter():
 
 
 @pytest.fixture
-async def runtime(tmp_path, starter):
+def clock(request):
+    """The runtime's clock: the system's, or a fake one for a test parametrized (``indirect``)
+    with ``"fake"``, which sets the time instead of waiting for it."""
+    return FakeClock() if getattr(request, "param", None) == "fake" else None
+
+
+@pytest.fixture
+async def runtime(tmp_path, starter, clock):
     root = tmp_path / "project"
     root.mkdir()
-    rt = await open_project(root, starter=starter, with_mcp=False, resume=False, file_door=False)
+    rt = await open_project(
+        root, starter=starter, with_mcp=False, resume=False, file_door=False, clock=clock
+    )
     rt.services.agents.save(Agent(id="id-sh", name="sh", profile="shell"))
     rt.services.agents.save(Agent(id="id-bot", name="bot", profile="claude"))
     yield rt
@@ -792,14 +802,17 @@ async def test_the_board_carries_usage_serving_chain_and_rate_limit(api, runtime
     assert [r["code"] for r in rows] == [None, "RATE_LIMITED", None]  # the held ask was direct
 
 
+@pytest.mark.parametrize("clock", ["fake"], indirect=True)
 async def test_a_hibernated_agent_is_listed_so_and_start_resumes_its_conversation(
-    api, runtime, starter
+    api, runtime, starter, clock
 ):
     runtime.services.policy.save(Policy(hibernate_after_s=1))
     await api.ok("session.launch", name="bot", mode="structured")
     await api.ok("chat.send", name="bot", text="hi")
     conversation = starter.structured[-1].conversation_id
-    await asyncio.sleep(1.1)
+    clock.advance(999)
+    assert await runtime.core.hibernation.check() == []  # not idle long enough yet
+    clock.advance(1)
     assert await runtime.core.hibernation.check() == ["bot"]
     rows = {a["name"]: a for a in await api.ok("agents.list")}
     assert (rows["bot"]["live"], rows["bot"]["hibernated"]) == (False, True)

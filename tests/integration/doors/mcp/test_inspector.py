@@ -22,7 +22,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +31,7 @@ import pytest
 from idea.infrastructure.clis.declaration import server_json, write_declaration
 from tests.mcp_clients import IDEA_TOOLS, declared_bridge, fake_agents_runtime
 from tests.real_cli.clis import NODE_MODULES, kill_tree, pinned_node
+from tests.waiting import until
 
 INSPECTOR_PACKAGE = NODE_MODULES / "@modelcontextprotocol" / "inspector"
 INSPECTOR_NODE_MIN = (22, 19)
@@ -155,13 +155,17 @@ class Inspector:
         )
 
     async def _bridges_gone(self) -> None:
-        deadline = time.monotonic() + BRIDGE_EXIT_TIMEOUT
-        while (left := self._bridges()) and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        for proc in left:
-            with contextlib.suppress(psutil.Error):
-                proc.kill()
-        assert not left, f"bridge(s) still running {BRIDGE_EXIT_TIMEOUT} s after the Inspector"
+        try:
+            await until(
+                lambda: not self._bridges(),
+                BRIDGE_EXIT_TIMEOUT,
+                "no bridge left running after the Inspector",
+                poll_s=0.05,
+            )
+        finally:
+            for proc in self._bridges():
+                with contextlib.suppress(psutil.Error):
+                    proc.kill()
 
     def _bridges(self) -> list[psutil.Process]:
         found = []

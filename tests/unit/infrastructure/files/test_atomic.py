@@ -12,12 +12,14 @@ import pytest
 from idea.domain.errors import Internal
 from idea.infrastructure.files.atomic import (
     is_temp_name,
+    make_folder,
     quarantine,
     read_bytes,
     read_text,
     remove_stale_temps,
     write_atomic,
 )
+from idea.infrastructure.stores.cli_versions import CliVersions
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
 
@@ -266,3 +268,19 @@ def test_a_file_larger_than_the_cap_is_refused(tmp_path):
     assert read_bytes(big, limit=101) == b"x" * 101
     with pytest.raises(Internal, match="larger than 100 bytes"):
         read_bytes(big, limit=100)
+
+
+@pytest.mark.timeout(10)
+def test_a_folder_that_cannot_be_made_is_internal_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "taken").write_text("a file, not a folder", encoding="utf-8")
+    assert make_folder(tmp_path / "a" / "b") == tmp_path / "a" / "b"
+    assert make_folder(tmp_path / "a") == tmp_path / "a"  # already there: nothing to do
+    with pytest.raises(Internal, match=r"could not create .*taken.*inner"):
+        make_folder(tmp_path / "taken" / "inner")
+
+
+@pytest.mark.timeout(10)
+def test_a_store_whose_folder_cannot_be_made_raises_internal_not_os_error(tmp_path: Path) -> None:
+    (tmp_path / "config").write_text("a file where the folder goes", encoding="utf-8")
+    with pytest.raises(Internal, match="could not create"):
+        CliVersions(tmp_path / "config" / "idea" / "cli-versions.json").remember("x", "1", "/x")

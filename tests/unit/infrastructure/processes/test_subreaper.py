@@ -15,15 +15,14 @@ pytestmark = pytest.mark.skipif(
 
 SCRIPT = textwrap.dedent(
     """
-    import json, os, subprocess, time
+    import json, os, subprocess
     import psutil
     from idea.infrastructure.processes import subreaper as s
+    from tests.waiting import until_blocking
 
     def zombie(pid):
-        deadline = time.monotonic() + 10
-        while psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-            assert time.monotonic() < deadline, pid
-            time.sleep(0.01)
+        is_zombie = lambda: psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        until_blocking(is_zombie, 10, f"{pid} a zombie", poll_s=0.01)
 
     assert s.become_subreaper() and s.is_subreaper()
     # An orphan: its shell exits at once, the sleep is adopted by this process.

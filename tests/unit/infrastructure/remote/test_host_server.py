@@ -123,3 +123,15 @@ async def test_a_hostile_frame_ends_the_link_and_starts_nothing(
     assert answer["ok"] is False and answer["error"]["code"] in ("INVALID", "MISSING_FIELD")
     assert starter.starts == []
     await server.close()
+
+
+@pytest.mark.timeout(10)
+async def test_close_soon_and_an_ended_grace_stop_the_server_in_a_task_it_owns(
+    starter: FakeSessionStarter,
+) -> None:
+    signalled = HostServer(lambda *_: starter, lambda _project: "/nowhere.sock", grace_s=60)
+    signalled.close_soon()  # what SIGTERM does in the daemon
+    await asyncio.wait_for(signalled.done.wait(), 5)
+    idle = HostServer(lambda *_: starter, lambda _project: "/nowhere.sock", grace_s=0)
+    idle.start_grace()  # nobody attaches
+    await asyncio.wait_for(idle.done.wait(), 5)

@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
 .PHONY: screenshots run test lint types contracts pytest bench soak clean ui package appimage \
-	bench-package ui-test test-deps real-clis builds \
+	bench-package ui-test ui-types test-deps real-clis builds \
 	installer installer-check test-windows windows-build
 
 $(PY):
@@ -36,6 +36,12 @@ ui/dist/index.html: $(UI_SOURCES) $(UI_MODULES)
 
 ui: ui/dist/index.html
 
+# The UI boundary's TypeScript types, generated from the Python declarations (the UI methods'
+# params and results, the pushed events): run after changing one; `make lint` fails when stale.
+UI_TYPES := ui/src/model/api.gen.ts
+ui-types: $(STAMP)
+	$(PY) -m idea.app.ui.typegen $(UI_TYPES)
+
 # The UI's unit tests (Vitest, ui/src/model/*.test.ts): pure modules, no browser.
 ui-test: $(UI_MODULES)
 	cd ui && npm test --silent
@@ -48,6 +54,7 @@ run: $(STAMP) ui
 lint: $(STAMP) $(UI_MODULES)
 	$(VENV)/bin/ruff check idea tests bench
 	$(VENV)/bin/ruff format --check idea tests bench
+	$(PY) -m idea.app.ui.typegen --check $(UI_TYPES)
 	cd ui && npm run --silent lint
 
 types: $(STAMP)

@@ -3,7 +3,6 @@
 import { api, ApiFailure } from "./model/api";
 import { forgetTranscripts, onChatEvent, setQueued } from "./model/chatlog";
 import { store } from "./model/state";
-import type { ChatEventData, Problem } from "./model/types";
 import {
   bannerHost,
   FOCUS_CELL_EVENT,
@@ -114,7 +113,7 @@ const refreshBoard = debounce(() => panel.active === "board" && void panel.board
 const refreshLog = debounce(() => panel.active === "log" && void panel.log.refresh(), 80);
 
 // The timeline's buttons say whether a cell shows the agent: agents and cells change them too.
-for (const ev of ["AgentsChanged", "AgentLaunched", "AgentStopped", "TerminalExit"]) {
+for (const ev of ["AgentsChanged", "AgentLaunched", "AgentStopped", "TerminalExit"] as const) {
   api.on(ev, () => (reloadAgents(), refreshBoard(), refreshLog()));
 }
 api.on("LiveStateChanged", () => (reloadAgents(), refreshBoard()));
@@ -124,17 +123,17 @@ api.on("AgentTurnStarted", refreshBoard);
 api.on("AgentTurnFinished", refreshBoard);
 // An ask accepted or withdrawn: the board's count, and the timeline's queued asks.
 api.on("AgentQueueChanged", (d) => {
-  setQueued(String(d.agent_id ?? ""), Number(d.queued ?? 0));
+  setQueued(d.agent_id, d.queued);
   refreshBoard();
   refreshLog();
 });
 
 // Desktop notifications while the window is not focused (notify.ts decides; it skips when focused).
-const agentName = (d: Record<string, unknown>) =>
-  typeof d.agent_name === "string" ? d.agent_name : store.agentById(String(d.agent_id ?? ""))?.name;
+const agentName = (d: { agent_id: string; agent_name?: string }) =>
+  d.agent_name ?? store.agentById(d.agent_id)?.name;
 api.on("AgentReplied", (d) => {
   const name = agentName(d);
-  if (name) notifyAgent(name, preview(String(d.preview ?? "")));
+  if (name) notifyAgent(name, preview(d.preview));
 });
 api.on("AgentTurnFinished", (d) => {
   // A turn that also replies (an ask) gets AgentReplied with a preview: let that one speak.
@@ -142,13 +141,13 @@ api.on("AgentTurnFinished", (d) => {
   setTimeout(() => {
     const name = agentName(d);
     if (name && !notifiedRecently(name))
-      notifyAgent(name, d.ok === false ? "turn failed" : "finished a turn");
+      notifyAgent(name, d.ok ? "finished a turn" : "turn failed");
   }, 400);
 });
 const lastStatus = new Map<string, string>();
 api.on("LiveStateChanged", (d) => {
-  const id = String(d.agent_id ?? "");
-  const status = String(d.status ?? "");
+  const id = d.agent_id;
+  const status = d.status;
   const was = lastStatus.get(id);
   lastStatus.set(id, status);
   const name = agentName(d);
@@ -168,11 +167,11 @@ api.on("ProjectOpened", () => {
   void load();
 });
 api.on("OrchestratorRequestProcessed", () => (refreshLog(), refreshBoard()));
-api.on("ChatEvent", (d) => onChatEvent(d as unknown as ChatEventData));
+api.on("ChatEvent", onChatEvent);
 // A CLI update is what silently breaks an integration: say so, and offer the check.
 api.on("CliVersionChanged", (d) =>
   showNotice(
-    `${String(d.profile)} is now version ${String(d.current)}; ${String(d.previous)} is the one ` +
+    `${d.profile} is now version ${d.current}; ${d.previous} is the one ` +
       "that last passed IdeA's check.",
     {
       label: "Run doctor",
@@ -187,9 +186,9 @@ api.on("StoreFileQuarantined", (d) =>
   showError(
     new ApiFailure({
       code: "CORRUPT_FILE",
-      message: String(d.reason),
-      path: String(d.path),
-      quarantined_to: String(d.quarantined_to),
+      message: d.reason,
+      path: d.path,
+      quarantined_to: d.quarantined_to,
     }),
   ),
 );
@@ -236,8 +235,7 @@ async function load(): Promise<void> {
       void openProject.show();
     }
     // Files moved aside, copied agents, asks in flight when IdeA last closed (LOST).
-    const problems = await api.call<Problem[]>("problems.list");
-    if (Array.isArray(problems)) showProblems(problems);
+    showProblems(await api.call("problems.list"));
   } catch (e) {
     showError(e, "Loading the project");
   }

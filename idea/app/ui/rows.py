@@ -8,7 +8,7 @@ and ``idea.app.ui.typegen`` writes it into ui/src as the TypeScript type of the 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, NotRequired, TypedDict, cast
+from typing import Literal, TypedDict, cast
 
 from idea import __version__
 from idea.app.runtime import ProjectRuntime
@@ -121,7 +121,6 @@ class AgentRow(TypedDict):
     model: str | None
     permission_mode: str | None
     description: str | None
-    context: NotRequired[str]  # agents.get's; agents.list leaves it out (it may be large)
     workspace: Workspace
     asks_from: list[str]  # ["*"]: anyone; else agent names (the user always may)
     live: bool
@@ -133,7 +132,13 @@ class AgentRow(TypedDict):
     last_exit: LastExit | None  # its terminal ended by itself
 
 
-class AgentDetail(AgentRow):
+class AgentWithContext(AgentRow):
+    """A row with the agent's context (up to 512 Ki characters: ``agents.list`` leaves it out)."""
+
+    context: str
+
+
+class AgentDetail(AgentWithContext):
     """``agents.get``: the row with its context and its file's ``version`` (for agents.update)."""
 
     version: str
@@ -253,10 +258,12 @@ def profile_row(name: str, profile: Profile, cli: DetectedCli) -> ProfileRow:
     }
 
 
-def agent_rows(
-    runtime: ProjectRuntime, agents: list[Agent], *, with_context: bool = True
-) -> list[AgentRow]:
-    """``AgentRow``s, with each agent's ``context`` unless ``with_context`` is False."""
+def row_with_context(row: AgentRow, agent: Agent) -> AgentWithContext:
+    return {**row, "context": agent.context}
+
+
+def agent_rows(runtime: ProjectRuntime, agents: list[Agent]) -> list[AgentRow]:
+    """``AgentRow``s, without the agents' contexts (``row_with_context`` adds it)."""
     s = runtime.services
     profiles = s.profiles.all()
     live = {a.agent_id: a for a in runtime.sessions.live_agents()}
@@ -292,7 +299,5 @@ def agent_rows(
             if (e := runtime.epitaphs.of(agent.id)) is None
             else {"exit_code": e.exit_code, "at_ms": e.at_ms},
         }
-        if with_context:
-            shown["context"] = agent.context
         rows.append(shown)
     return rows

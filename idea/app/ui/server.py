@@ -16,7 +16,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Coroutine
 from pathlib import Path
-from typing import Any, cast
+from typing import Annotated, Any, cast
 
 from aiohttp import WSMsgType, web
 
@@ -30,6 +30,14 @@ from idea.app.terminal_stream import (
     ClientStreams,
 )
 from idea.app.ui.api import Doctor, Method, UiApi
+from idea.app.ui.shapes import (
+    ChatEventWho,
+    Intersect,
+    ProjectOpened,
+    Seq,
+    SessionEntry,
+    TerminalExit,
+)
 from idea.application.session_ports import Unsubscribe
 from idea.application.tasks import TaskSet
 from idea.domain.errors import CorruptFile, IdeaError, Internal, Invalid, Unavailable
@@ -380,6 +388,14 @@ class Client(ClientStreams):
             # A client that reads nothing cannot take a close frame either: drop the connection.
             if self._request.transport is not None:
                 self._request.transport.abort()
+
+
+# The events this server pushes itself, beside the domain's (``EVENT_TYPES``): name -> payload.
+SERVER_EVENTS: dict[str, object] = {
+    "ChatEvent": Annotated[SessionEntry, Intersect(ChatEventWho, Seq)],
+    "ProjectOpened": ProjectOpened,
+    "TerminalExit": TerminalExit,
+}
 
 
 def encode_message(message: JsonObject) -> str:

@@ -9,7 +9,7 @@ saved files (``extra``) are not listed.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict
 
 from idea.domain.commands import Source
 from idea.domain.layout import Direction, View
@@ -32,13 +32,16 @@ class Split(TypedDict):
     id: str
     direction: Direction
     sizes: list[float]
-    children: list[Leaf | Split]
+    children: list[LayoutNode]
+
+
+LayoutNode = Leaf | Split
 
 
 class Tab(TypedDict):
     id: str
     title: str
-    root: Leaf | Split
+    root: LayoutNode
 
 
 class LayoutsJson(TypedDict):
@@ -78,6 +81,8 @@ class Serving(TypedDict):
     chain_id: str
     depth: int
     requester: str | None
+    ask_id: str
+    parent_ask_id: str | None  # the ask its requester serves; None: a root ask
     deadline_at_ms: int
     started_at_ms: int  # when its turn began
     queued_ms: int  # how long the ask waited for it
@@ -90,6 +95,8 @@ class Waiting(TypedDict):
     chain_id: str
     depth: int
     requester: str | None
+    ask_id: str
+    parent_ask_id: str | None
     since_ms: int
     source: Source | None
     prompt: str  # its first 500 characters
@@ -218,8 +225,20 @@ class Seq(TypedDict):
     seq: int
 
 
+class Intersect:
+    """``Annotated[A, Intersect(B, C)]``: a shape that is ``A`` with ``B``'s and ``C``'s keys
+    (``A & B & C`` in TypeScript), for a union of entries that each carry the same extra keys."""
+
+    def __init__(self, *shapes: type) -> None:
+        self.shapes = shapes
+
+
+# A chat's entry as a client gets it: the entry and its number (``chat.history``, ``ChatEvent``).
+ChatEntry = Annotated[SessionEntry, Intersect(Seq)]
+
+
 class ChatHistory(TypedDict):
-    entries: list[SessionEntry]  # each with its ``seq``: see ``ChatEntry`` in ui/src
+    entries: list[ChatEntry]
     seq: int
     queued: int
 

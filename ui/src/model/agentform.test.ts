@@ -14,7 +14,7 @@ function profile(name: string, over: Partial<ProfileInfo> = {}): ProfileInfo {
     modes: structured ? ["terminal", "structured"] : ["terminal"],
     permission_modes: structured === "claude" ? ["default", "acceptEdits", "plan", "bypassPermissions"] : [],
     models: structured === "claude" ? ["sonnet", "opus", "haiku"] : [],
-    installed: false, path: null, problem: null, ...over,
+    installed: false, path: null, runs: null, problem: null, ...over,
   };
 }
 

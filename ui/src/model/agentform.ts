@@ -4,10 +4,11 @@
 // The server checks every value (ui/API.md `agents.create`); this only chooses and maps. Pure,
 // so it is tested alone.
 
+import type { CreateParams } from "./api.gen";
 import type { AgentDetail, ApiError, Mode, Profile } from "./types";
 
 /** A `profiles.list` row with the fields the editor offers (ui/API.md). */
-export type ProfileInfo = Profile & { permission_modes?: unknown; models?: unknown };
+export type ProfileInfo = Omit<Profile, "permission_modes" | "models"> & { permission_modes?: unknown; models?: unknown };
 /** An `agents.get` row with its permission mode. */
 export type AgentInfo = AgentDetail & { permission_mode?: string | null };
 
@@ -120,7 +121,10 @@ export function onProfileChange(
 
 /** The fields `agents.create` / `agents.update` get (the agent's name and rename added by the
  * caller). The profile's default mode is sent as null: the agent follows its profile. */
-export function agentParams(values: AgentFormValues, profile: ProfileInfo | undefined): Record<string, unknown> {
+/** The params of `agents.create` and `agents.update` the form sets (the name aside). */
+export type AgentFields = Required<Omit<CreateParams, "name" | "asks_from">>;
+
+export function agentParams(values: AgentFormValues, profile: ProfileInfo | undefined): AgentFields {
   const model = values.model.trim();
   const permissions = permissionModesOf(profile);
   return {

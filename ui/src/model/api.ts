@@ -1,5 +1,8 @@
 // The WebSocket client of ui/API.md: requests matched by id, pushed events, terminal frames.
+// Typed by ./api.gen.ts (generated from the server's declarations): a method's params and result,
+// and an event's payload, are known from its name.
 
+import type { EventName, Events, MethodName, Params, Result } from "./api.gen";
 import type { ApiError } from "./types";
 
 export class ApiFailure extends Error {
@@ -9,7 +12,12 @@ export class ApiFailure extends Error {
 }
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: unknown) => void };
-type EventHandler = (data: Record<string, unknown>) => void;
+type EventHandler = (data: never) => void;
+/** A pushed message as it came: what `on("*")` handlers get (unknown events included). */
+export type Pushed = { event: string; data: unknown };
+/** The params argument: optional when the method has no required param. */
+type ParamsArg<M extends MethodName> =
+  Partial<Params<M>> extends Params<M> ? [params?: Params<M>] : [params: Params<M>];
 type FrameHandler = (kind: number, text: string) => void;
 export type ConnectionState = "connecting" | "open" | "closed";
 type StateListener = (s: ConnectionState, code?: number, retryInMs?: number) => void;
@@ -57,19 +65,22 @@ export class Api {
     this.ws = ws;
   }
 
-  call<T = unknown>(method: string, params: object = {}): Promise<T> {
+  call<M extends MethodName>(method: M, ...args: ParamsArg<M>): Promise<Result<M>> {
+    const params = args[0] ?? {};
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {
       return Promise.reject(new ApiFailure({ code: "UNAVAILABLE", message: "not connected" }));
     }
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<Result<M>>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       ws.send(JSON.stringify({ id, method, params }));
     });
   }
 
-  /** Subscribe to a pushed event; returns the unsubscribe function. */
+  /** Subscribe to a pushed event (`"*"`: every pushed message); returns the unsubscribe function. */
+  on<E extends EventName>(event: E, handler: (data: Events[E]) => void): () => void;
+  on(event: "*", handler: (message: Pushed) => void): () => void;
   on(event: string, handler: EventHandler): () => void {
     let set = this.handlers.get(event);
     if (!set) this.handlers.set(event, (set = new Set()));
@@ -100,9 +111,10 @@ export class Api {
     if (data instanceof ArrayBuffer) return this.onBinary(data);
     const msg = JSON.parse(String(data)) as Record<string, unknown>;
     if ("event" in msg) {
+      // The server's payload for that event, as api.gen.ts declares it.
       const set = this.handlers.get(String(msg.event));
-      for (const h of set ?? []) h((msg.data ?? {}) as Record<string, unknown>);
-      for (const h of this.handlers.get("*") ?? []) h(msg);
+      for (const h of set ?? []) h((msg.data ?? {}) as never);
+      for (const h of this.handlers.get("*") ?? []) h(msg as never);
       return;
     }
     const p = this.pending.get(msg.id as number);

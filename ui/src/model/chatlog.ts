@@ -7,7 +7,7 @@
 import { api } from "./api";
 import { Pieces } from "./longtext";
 import { store } from "./state";
-import type { ChatEntry, ChatHistory, ChatEventData, Delegation } from "./types";
+import type { ChatEntry, ChatEventData } from "./types";
 
 export type Entry =
   | { kind: "user"; text: string; from: string | null; pending: boolean }
@@ -180,7 +180,7 @@ export async function seed(agentId: string, agentName: string): Promise<void> {
   t.seeded = true;
   t.loading = true;
   try {
-    const history = await api.call<ChatHistory>("chat.history", { name: agentName });
+    const history = await api.call("chat.history", { name: agentName });
     t.queued = history.queued;
     if (history.entries.length) {
       const mine = t.entries.filter((e) => e.kind === "user" && e.pending);
@@ -206,12 +206,12 @@ export async function seed(agentId: string, agentName: string): Promise<void> {
 }
 
 async function seedFromLog(t: Transcript, agentName: string): Promise<void> {
-  const records = await api.call<Delegation[]>("delegations.recent", { limit: 200 });
+  const records = await api.call("delegations.recent", { limit: 200 });
   const past: Entry[] = [];
   for (const r of records) {
     if (r.target !== agentName || r.action !== "agent.message") continue;
     const from = r.requester ? (store.agentById(r.requester)?.name ?? r.requester) : null;
-    past.push({ kind: "user", text: r.prompt, from, pending: false });
+    past.push({ kind: "user", text: r.prompt ?? "", from, pending: false });
     const error = r.ok ? null : (r.code ?? "failed");
     past.push({ kind: "assistant", text: new Pieces(r.reply ?? ""), done: true, error, interrupted: false });
   }

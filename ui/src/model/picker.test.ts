@@ -7,8 +7,8 @@ import type { AgentRow } from "./types";
 function agent(over: Partial<AgentRow> = {}): AgentRow {
   return {
     id: "id-dev", name: "dev", profile: "claude", mode: "terminal", configured_mode: null,
-    model: null, description: null, workspace: "project", live: false, node_id: null,
-    status: "idle",
+    model: null, permission_mode: null, description: null, workspace: "project", asks_from: ["*"],
+    live: false, node_id: null, status: "idle", hibernated: false, host: null, link: null, last_exit: null,
     ...over,
   };
 }

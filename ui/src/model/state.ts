@@ -1,6 +1,7 @@
 // The client's copy of the server's state, reloaded on events; views subscribe to "changed".
 
 import { api } from "./api";
+import type { Applied, LayoutOp } from "./api.gen";
 import type { AgentRow, HostInfo, Layouts, LayoutNode, Leaf, Profile, ProjectInfo, Tab } from "./types";
 
 type Listener = () => void;
@@ -24,20 +25,20 @@ class Store {
 
   async loadAll(): Promise<void> {
     const [project, layouts, agents] = await Promise.all([
-      api.call<ProjectInfo>("project.info"),
-      api.call<Layouts>("layouts.get"),
-      api.call<AgentRow[]>("agents.list"),
+      api.call("project.info"),
+      api.call("layouts.get"),
+      api.call("agents.list"),
     ]);
     Object.assign(this, { project, layouts, agents });
     this.notify();
-    this.profiles = await api.call<Profile[]>("profiles.list");
+    this.profiles = await api.call("profiles.list");
     this.notify();
     await this.reloadHosts();
   }
 
   async reloadHosts(): Promise<void> {
     try {
-      this.hosts = await api.call<HostInfo[]>("hosts.list");
+      this.hosts = await api.call("hosts.list");
     } catch {
       this.hosts = []; // an unreadable hosts.json: the agent editor offers this machine only
     }
@@ -45,26 +46,27 @@ class Store {
   }
 
   async reloadAgents(): Promise<void> {
-    this.agents = await api.call<AgentRow[]>("agents.list");
+    this.agents = await api.call("agents.list");
     this.notify();
   }
 
   async reloadLayouts(): Promise<void> {
-    this.layouts = await api.call<Layouts>("layouts.get");
+    this.layouts = await api.call("layouts.get");
     this.notify();
   }
 
-  /** Run a `layouts.apply` op and take its result as the new layouts. */
-  async applyLayout<T = Record<string, unknown>>(params: object): Promise<T & { layouts: Layouts }> {
-    const result = await api.call<T & { layouts: Layouts }>("layouts.apply", params);
+  /** Run a `layouts.apply` op and take its result as the new layouts; `T`: the ids that op
+   * makes (`leaf_id` for a split, `tab_id` and `leaf_id` for a new tab). */
+  async applyLayout<T extends Omit<Applied, "layouts"> = Omit<Applied, "layouts">>(params: LayoutOp): Promise<T & { layouts: Layouts }> {
+    const result = await api.call("layouts.apply", params);
     this.layouts = result.layouts;
     this.notify();
-    return result;
+    return result as T & { layouts: Layouts };
   }
 
   /** Show the live agent `name` in cell `leafId`; the cell that showed it becomes empty. */
   async moveAgent(name: string, leafId: string): Promise<void> {
-    const result = await api.call<{ layouts: Layouts }>("session.move", { name, node_id: leafId });
+    const result = await api.call("session.move", { name, node_id: leafId });
     this.layouts = result.layouts;
     this.notify();
     await this.reloadAgents();

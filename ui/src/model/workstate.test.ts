@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import type { Chain, WorkRow } from "./types";
+import type { Chain, Serving, WorkRow } from "./types";
 import {
   askerOf, chainsByStart, chainText, describeProblem, elapsedText, lastDelegationText, rateLimitText,
   servingText, statusOf,
@@ -16,16 +16,19 @@ function work(over: Partial<WorkRow> = {}): WorkRow {
   return {
     agent_id: "id-dev", name: "dev", status: "idle", intent: null, ticket: null, progress: null,
     last_delegation: null, updated_at_ms: null, live: false, mode: "structured", node_id: null,
-    queued: 0, usage: null, hibernated: false, serving: null, rate_limit: null, ...over,
+    queued: 0, usage: null, hibernated: false, serving: null, waiting: [], rate_limit: null, ...over,
   };
 }
 
 function chain(over: Partial<Chain> = {}): Chain {
   return {
     chain_id: "c1", depth: 1, root_requester: null, root_target: "lead", agents: ["lead"],
-    started_at_ms: NOW, usage: null, ...over,
+    started_at_ms: NOW, usage: null as unknown as Chain["usage"], ...over, // a chain without usage
   };
 }
+
+/** A serving ask with only the fields a test gives (the text must cope with the rest missing). */
+const serving = (s: Partial<Serving>) => s as Serving;
 
 describe("an agent's status", () => {
   it("is hibernated, not idle or stopped, when it idled out with its conversation kept", () => {
@@ -45,7 +48,7 @@ describe("an agent's status", () => {
       live: true,
       status: "idle",
       queued: 2,
-      serving: { chain_id: "c1", depth: 1, requester: null, deadline_at_ms: NOW + MIN, started_at_ms: NOW - 5000 },
+      serving: serving({ chain_id: "c1", depth: 1, requester: null, deadline_at_ms: NOW + MIN, started_at_ms: NOW - 5000 }),
     });
     expect(statusOf(row)).toMatchObject({ label: "working", since: NOW - 5000 });
   });
@@ -96,17 +99,17 @@ describe("a rate limit", () => {
 
 describe("the ask an agent serves", () => {
   it("says its depth, who asked and when it is due", () => {
-    const row = work({ serving: { chain_id: "c1", depth: 2, requester: "id-lead", deadline_at_ms: NOW + 4 * MIN } });
+    const row = work({ serving: serving({ chain_id: "c1", depth: 2, requester: "id-lead", deadline_at_ms: NOW + 4 * MIN }) });
     expect(servingText(row, NOW, nameOf)).toBe("depth 2 · asked by lead · due in 4 min");
   });
 
   it("says the user asked when there is no requester, and a deadline gone by", () => {
-    const row = work({ serving: { chain_id: "c1", depth: 1, requester: null, deadline_at_ms: NOW - 2 * MIN } });
+    const row = work({ serving: serving({ chain_id: "c1", depth: 1, requester: null, deadline_at_ms: NOW - 2 * MIN }) });
     expect(servingText(row, NOW, nameOf)).toBe("depth 1 · asked by you · past its deadline (2 min ago)");
   });
 
   it("leaves out what is garbage, and is not there when it serves nothing", () => {
-    const row = work({ serving: { chain_id: "c1", depth: NaN, requester: null, deadline_at_ms: -1 } });
+    const row = work({ serving: serving({ chain_id: "c1", depth: NaN, requester: null, deadline_at_ms: -1 }) });
     expect(servingText(row, NOW, nameOf)).toBe("asked by you");
     expect(servingText(work(), NOW, nameOf)).toBeNull();
   });

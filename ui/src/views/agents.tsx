@@ -73,7 +73,7 @@ export class AgentEditor {
     this.set({ doctor: "running" });
     let doctor: Doctor;
     try {
-      doctor = await api.call<DoctorRow[]>("doctor.run");
+      doctor = await api.call("doctor.run");
     } catch (err) {
       doctor = err instanceof Error ? err.message : String(err);
     }
@@ -83,7 +83,7 @@ export class AgentEditor {
   /** The form on the agent as its file is now (the version it was read at kept for the save). */
   async open(name: string): Promise<void> {
     try {
-      this.edit(await api.call<AgentDetail>("agents.get", { name }));
+      this.edit(await api.call("agents.get", { name }));
     } catch (err) {
       showError(err, `Edit ${name}`);
     }

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { store } from "../model/state";
-import type { WorkState } from "../model/types";
+import type { Usage, WorkState } from "../model/types";
 import { Board } from "./board";
 import { fakeApi, settle, type FakeApi } from "./fakeapi";
 import { agentRow, workRow } from "./testdata";
@@ -27,7 +27,7 @@ beforeEach(async () => {
         root_target: "id-lead",
         agents: ["id-lead", "id-dev"],
         started_at_ms: Date.now() - 10_000,
-        usage: null,
+        usage: null as unknown as Usage, // a chain whose usage is not known
       },
     ],
   };
@@ -70,6 +70,7 @@ describe("the work-state board", { timeout: 5000 }, () => {
     const before = row("lead");
     state = {
       agents: [workRow("lead", { status: "blocked", node_id: "leaf-1" }), state.agents[1]],
+      chains: [],
     };
     await board.refresh();
     await settle();

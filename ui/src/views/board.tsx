@@ -50,7 +50,7 @@ export class Board {
 
   async refresh(): Promise<void> {
     try {
-      this.last.value = await api.call<WorkState>("workstate.get");
+      this.last.value = await api.call("workstate.get");
       this.clock.value = Date.now();
       this.worktrees();
     } catch {
@@ -82,7 +82,7 @@ export class Board {
     const known = this.summaries.value.get(name);
     if (known && Date.now() - known.at <= SUMMARY_EVERY_MS) return;
     try {
-      const s = await api.call<{ files: number; ahead: number }>("workspace.summary", { name });
+      const s = await api.call("workspace.summary", { name });
       const text = `worktree: ${s.files} file(s) changed, ${s.ahead} commit(s) ahead`;
       this.summaries.value = new Map(this.summaries.value).set(name, { at: Date.now(), text });
     } catch {

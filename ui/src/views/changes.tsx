@@ -18,7 +18,7 @@ export function ChangesView({ agent, onClose }: { agent: AgentRow; onClose: () =
   const load = async () => {
     setChanges("reading");
     try {
-      setChanges(await api.call<WorkspaceChanges>("workspace.changes", { name }));
+      setChanges(await api.call("workspace.changes", { name }));
     } catch (err) {
       setChanges("unread");
       showError(err, `Changes of ${name}`);
@@ -29,7 +29,7 @@ export function ChangesView({ agent, onClose }: { agent: AgentRow; onClose: () =
   const merge = async () => {
     if (!confirm(`Merge ${name}'s work into the project's current branch?`)) return;
     try {
-      const done = await api.call<{ into: string; files: number }>("workspace.merge", { name });
+      const done = await api.call("workspace.merge", { name });
       showNotice(`Merged ${name}'s work into ${done.into}: ${done.files} file(s).`);
       await store.reloadAgents();
       await load();

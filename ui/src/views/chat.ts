@@ -19,7 +19,6 @@ import { showError } from "./banner";
 import { type EntryView, entryView, signature } from "./chatentry";
 import { h } from "./dom";
 
-type SendResult = { reply: string | null; interrupted?: boolean };
 type WindowBridge = { open_url(url: string): Promise<boolean> };
 
 /** Per agent: null while following the newest message, else where the user scrolled to. */
@@ -104,7 +103,7 @@ export class ChatView {
     scrolledTo.set(this.agentId, null); // what you send, you see
     const message = addUserMessage(this.agentId, text);
     try {
-      const r = await api.call<SendResult>("chat.send", { name: this.agentName, text });
+      const r = await api.call("chat.send", { name: this.agentName, text });
       if (r?.interrupted) markInterrupted(this.agentId, message);
     } catch (e) {
       setIdle(this.agentId);
@@ -115,9 +114,7 @@ export class ChatView {
   private async interrupt(): Promise<void> {
     askInterrupt(this.agentId);
     try {
-      const r = await api.call<{ interrupted: boolean }>("chat.interrupt", {
-        name: this.agentName,
-      });
+      const r = await api.call("chat.interrupt", { name: this.agentName });
       if (!r.interrupted) askInterrupt(this.agentId, false);
     } catch (e) {
       askInterrupt(this.agentId, false);

@@ -26,7 +26,6 @@ import {
   type RunningHop,
   type TimelineItem,
 } from "../model/timeline";
-import type { WorkState } from "../model/types";
 import { count, localTime, shortChainId, usageDetail, usageText } from "../model/usage";
 import { askerOf } from "../model/workstate";
 import { showAgent } from "./agentcell";
@@ -63,12 +62,9 @@ export class DelegationLog {
       if (this.el.isConnected) void this.refresh();
     }, 80);
     api.on("AgentTurnStarted", (d) => {
-      const name = typeof d.agent_name === "string" ? d.agent_name : null;
-      if (name && typeof d.prompt === "string") {
-        const key = runningKey(name, d.chain_id, d.depth);
-        this.prompts.set(key, d.prompt);
-        this.promptSeen.set(key, Date.now());
-      }
+      const key = runningKey(d.agent_name, d.chain_id, d.depth);
+      this.prompts.set(key, d.prompt);
+      this.promptSeen.set(key, Date.now());
       again();
     });
     render(
@@ -103,8 +99,8 @@ export class DelegationLog {
       const limit = this.state.value.chain === null ? RECENT : CHAIN_SCAN;
       // The log first, then the board: an ask that ends between the two is in neither for a
       // moment (its end refreshes again), never in both.
-      const records = await api.call<LoggedAsk[]>("delegations.recent", { limit });
-      const board = await api.call<WorkState>("workstate.get");
+      const records = await api.call("delegations.recent", { limit });
+      const board = await api.call("workstate.get");
       if (load !== this.loads) return; // a later refresh is on its way
       const running = runningFromBoard(board?.agents, this.prompts);
       const live = new Set(running.map((r) => runningKey(r.target, r.chain_id, r.depth)));

@@ -22,12 +22,14 @@ export type FakeApi = {
 export function fakeApi(replies: Record<string, Reply> = {}): FakeApi {
   const table = new Map(Object.entries(replies));
   const calls: FakeApi["calls"] = [];
-  const spy = vi.spyOn(api, "call").mockImplementation(async (method, params = {}) => {
+  // Untyped on purpose: a test answers any method with the rows it builds.
+  const fake = async (method: string, params: object = {}) => {
     calls.push({ method, params: params as Record<string, unknown> });
     const reply = table.get(method);
     if (!reply) throw new ApiFailure({ code: "NOT_FOUND", message: `no fake for ${method}` });
     return reply(params as Record<string, unknown>);
-  });
+  };
+  const spy = vi.spyOn(api, "call").mockImplementation(fake as typeof api.call);
   return {
     calls,
     paramsOf: (method) => calls.filter((c) => c.method === method).map((c) => c.params),

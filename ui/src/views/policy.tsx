@@ -61,7 +61,7 @@ export class PolicyForm {
   async load(force = false): Promise<void> {
     if (this.dirty && !force) return;
     try {
-      const info = await api.call<PolicyInfo>("policy.get");
+      const info = await api.call("policy.get");
       if (this.dirty && !force) return; // typed while it was on its way
       this.fill(info);
     } catch (err) {
@@ -112,7 +112,7 @@ export class PolicyForm {
     if (!read.ok) return this.set({ errors: { [read.field]: read.message }, open: true });
     this.saving = true;
     try {
-      const info = await api.call<PolicyInfo>("policy.set", {
+      const info = await api.call("policy.set", {
         policy: read.policy,
         ...versionParam(this.edit),
       });

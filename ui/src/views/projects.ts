@@ -4,7 +4,7 @@
 
 import { api, ApiFailure } from "../model/api";
 import { describeError } from "../model/errors";
-import type { ProjectInfo, RecentProject } from "../model/types";
+import type { RecentProject } from "../model/types";
 import { clear, h } from "./dom";
 import { trapFocus } from "./focus";
 
@@ -91,7 +91,7 @@ export class OpenProjectDialog {
     this.release ??= trapFocus(this.el);
     this.path.focus();
     try {
-      this.renderRecent(await api.call<RecentProject[]>("project.recent"));
+      this.renderRecent(await api.call("project.recent"));
     } catch (e) {
       this.setError(e);
     }
@@ -163,7 +163,7 @@ export class OpenProjectDialog {
     this.el.classList.add("busy");
     this.setError(null);
     try {
-      await api.call<ProjectInfo>("project.open", { path });
+      await api.call("project.open", { path });
       this.close();
     } catch (e) {
       this.setError(e);

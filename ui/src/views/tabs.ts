@@ -2,6 +2,7 @@
 // tabindex: Tab reaches the active tab, ←/→/Home/End move between tabs, Enter or Space shows one,
 // Delete closes it; Ctrl+PageUp/PageDown switch from anywhere (model/keys.ts).
 
+import type { LayoutOp } from "../model/api.gen";
 import { store } from "../model/state";
 import { showError } from "./banner";
 import { clear, h } from "./dom";
@@ -166,7 +167,7 @@ export class TabBar {
     input.select();
   }
 
-  private async apply(params: object): Promise<void> {
+  private async apply(params: LayoutOp): Promise<void> {
     try {
       await store.applyLayout(params);
     } catch (e) {

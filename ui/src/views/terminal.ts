@@ -26,14 +26,6 @@ import { h } from "./dom";
 import { openMenu } from "./menu";
 import { terminalKeeps } from "./shortcuts";
 
-// attach_id null: the terminal ended by itself; scrollback is its last output (exit_code set).
-type AttachResult = {
-  attach_id: string | null;
-  agent_id: string;
-  scrollback: string;
-  exit_code?: number | null;
-};
-
 /** How long a terminal without the keyboard gathers output before drawing it. */
 const BACKGROUND_MS = 250;
 
@@ -267,7 +259,7 @@ export class TerminalView {
       const { rows, cols } = this.term;
       this.lastSize = `${rows}x${cols}`;
       api.call("terminal.resize", { name: this.agentName, rows, cols }).catch(() => {});
-      const r = await api.call<AttachResult>("terminal.attach", { name: this.agentName });
+      const r = await api.call("terminal.attach", { name: this.agentName });
       if (this.disposed) {
         if (r.attach_id)
           void api.call("terminal.detach", { attach_id: r.attach_id }).catch(() => {});

@@ -11,11 +11,17 @@ export function agentRow(name: string, over: Partial<AgentRow> = {}): AgentRow {
     mode: "structured",
     configured_mode: null,
     model: null,
+    permission_mode: null,
     description: null,
     workspace: "project",
+    asks_from: ["*"],
     live: false,
     node_id: null,
     status: "idle",
+    hibernated: false,
+    host: null,
+    link: null,
+    last_exit: null,
     ...over,
   };
 }
@@ -51,8 +57,11 @@ export function profile(name: string, over: Partial<Profile> = {}): Profile {
     structured: name,
     default_mode: "structured",
     modes: ["structured", "terminal"],
+    permission_modes: [],
+    models: [],
     installed: true,
     path: null,
+    runs: null,
     problem: null,
     ...over,
   };
@@ -72,6 +81,11 @@ export function workRow(name: string, over: Partial<WorkRow> = {}): WorkRow {
     mode: "structured",
     node_id: null,
     queued: 0,
+    usage: null,
+    hibernated: false,
+    serving: null,
+    waiting: [],
+    rate_limit: null,
     ...over,
   };
 }

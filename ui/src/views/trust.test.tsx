@@ -10,6 +10,7 @@ const restricted: TrustInfo = {
   root: "/p",
   would_run: [{ profile: "claude", command: ["evil", "--flag"], overrides_builtin: true }],
   resume: ["lead"],
+  worktree_setup: null,
   git_hooks: { dir: "/p/.git/hooks", names: ["post-merge"] },
 };
 

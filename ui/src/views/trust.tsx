@@ -21,7 +21,7 @@ export class TrustBanner {
 
   /** Ask the server and show the banner while the project is not trusted as it is. */
   async refresh(): Promise<void> {
-    const info = await api.call<TrustInfo>("trust.get");
+    const info = await api.call("trust.get");
     this.set({ info });
   }
 
@@ -33,7 +33,7 @@ export class TrustBanner {
   async trust(): Promise<void> {
     this.set({ granting: true });
     try {
-      this.set({ info: await api.call<TrustInfo>("trust.grant"), granting: false });
+      this.set({ info: await api.call("trust.grant"), granting: false });
     } catch (err) {
       this.set({ granting: false });
       showError(err, "Trusting the project");

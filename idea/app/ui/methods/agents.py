@@ -10,7 +10,7 @@ from typing import TypedDict
 from idea.app.terminal_stream import TerminalViews
 from idea.app.ui.context import UiContext
 from idea.app.ui.params import NameParams, NoParams, custom, opt_version, present
-from idea.app.ui.rows import AgentDetail, AgentRow, agent_rows
+from idea.app.ui.rows import AgentDetail, AgentRow, AgentWithContext, agent_rows, row_with_context
 from idea.application.create_agent import NewAgent, create_agent
 from idea.application.edit_agent import AgentChanges, WorktreeChoice, delete_agent, update_agent
 from idea.domain.agent import Workspace
@@ -79,7 +79,7 @@ class Deleted(TypedDict):
 
 def agents_list(ctx: UiContext, _: TerminalViews, __: NoParams) -> list[AgentRow]:
     """Every agent without its context (up to 512 Ki characters each): ``agents.get`` has it."""
-    return agent_rows(ctx.rt, ctx.s.agents.all(), with_context=False)
+    return agent_rows(ctx.rt, ctx.s.agents.all())
 
 
 def agents_get(ctx: UiContext, _: TerminalViews, p: NameParams) -> AgentDetail:
@@ -89,10 +89,10 @@ def agents_get(ctx: UiContext, _: TerminalViews, p: NameParams) -> AgentDetail:
 
 def _versioned_row(ctx: UiContext, name: str) -> AgentDetail:
     agent, version = ctx.s.agents.get_versioned(name)
-    return {**agent_rows(ctx.rt, [agent])[0], "context": agent.context, "version": version}
+    return {**row_with_context(agent_rows(ctx.rt, [agent])[0], agent), "version": version}
 
 
-def agents_create(ctx: UiContext, _: TerminalViews, p: CreateParams) -> AgentRow:
+def agents_create(ctx: UiContext, _: TerminalViews, p: CreateParams) -> AgentWithContext:
     new = NewAgent(
         name=p.name,
         profile=p.profile,
@@ -107,7 +107,7 @@ def agents_create(ctx: UiContext, _: TerminalViews, p: CreateParams) -> AgentRow
     )
     agent = create_agent(ctx.s.agents, ctx.s.profiles, ctx.s.ids, new)
     ctx.rt.bus.publish(AgentsChanged())
-    return agent_rows(ctx.rt, [agent])[0]
+    return row_with_context(agent_rows(ctx.rt, [agent])[0], agent)
 
 
 def agents_update(ctx: UiContext, _: TerminalViews, p: UpdateParams) -> AgentDetail:

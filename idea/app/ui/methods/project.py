@@ -44,7 +44,7 @@ def _policy_changes(p: JsonObject, key: str) -> JsonObject:
 class PolicySetParams:
     """Some fields of ``policy.json`` (``PolicyJson``'s), and the ``version`` they were made on."""
 
-    policy: JsonObject = custom(_policy_changes, "Partial<PolicyJson>", required=True)
+    policy: JsonObject = custom(_policy_changes, "Partial<Policy>", required=True)
     version: str | None = custom(lambda p, _: opt_version(p), "string", required=False)
 
 

@@ -43,9 +43,12 @@ ui-test: $(UI_MODULES)
 run: $(STAMP) ui
 	$(VENV)/bin/idea open "$(CURDIR)"
 
-lint: $(STAMP)
+# The UI's lint: eslint over ui/src, prettier over the views and main.ts (ui/src/model/ joins
+# prettier's check once it is formatted).
+lint: $(STAMP) $(UI_MODULES)
 	$(VENV)/bin/ruff check idea tests bench
 	$(VENV)/bin/ruff format --check idea tests bench
+	cd ui && npm run --silent lint
 
 types: $(STAMP)
 	$(VENV)/bin/mypy

@@ -72,8 +72,9 @@ from idea.application.session_ports import TerminalSession
 from idea.domain.profile import Mode
 from idea.endpoint.naming import mcp_endpoint
 from idea.infrastructure.remote.links import HostLinks
-from idea.infrastructure.ssh.host_transport import ssh_connector
-from idea.infrastructure.ssh.link import connect, forward_socket, run_command
+from idea.infrastructure.remote.ssh.channels import forward_socket, run_command
+from idea.infrastructure.remote.ssh.connection import connect
+from idea.infrastructure.remote.ssh.host_transport import ssh_connector
 from tests.fakes.host_transport import LocalHost
 from tests.sshd import Sshd, install_build, running_sshd, skip_reason
 

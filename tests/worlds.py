@@ -8,7 +8,7 @@ from pathlib import Path
 
 from idea.app.bootstrap import project_services, wire_core
 from idea.app.runtime import Core
-from idea.application.ask_agent import DEFAULT_QUEUE_CAP_S, DEFAULT_TURN_TIMEOUT_S
+from idea.application.ask_deadline import DEFAULT_QUEUE_CAP_S, DEFAULT_TURN_TIMEOUT_S
 from idea.domain.agent import Agent
 from idea.domain.layout import Layouts
 from idea.domain.policy import Policy

@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from idea.application.ask_agent import AgentAsker, Serving, Waiting
+from idea.application.ask_agent import AgentAsker
+from idea.application.ask_lines import Serving, Waiting
 from idea.application.caller import Caller
 from idea.application.chains import Chain, Hop
 from idea.application.event_bus import EventBus
@@ -90,9 +91,12 @@ def waiting_json(waiting: Waiting, names: dict[str, str]) -> JsonObject:
 
 
 def hop_json(hop: Hop, names: dict[str, str]) -> JsonObject:
-    """Which chain the hop is of, how deep, and who asked it (a name; None: the user)."""
+    """Which ask the hop is and under which (its requester's, None: a root), which chain it is
+    of, how deep, and who asked it (a name; None: the user)."""
     requester = hop.requester_id
     return {
+        "ask_id": hop.ask_id,
+        "parent_ask_id": hop.parent_ask_id,
         "chain_id": hop.chain.chain_id,
         "depth": hop.depth,
         "requester": None if requester is None else names.get(requester, requester),

@@ -1,11 +1,12 @@
-"""Who sent a command and how they follow it: the requester's identity and an ask's progress."""
+"""Who sent a command and how they follow it: the requester's identity, an ask's progress in its
+target's queue, and its trace (where it sits in the ask tree) as it grows."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from idea.domain.json_types import JsonObject
+from idea.domain.outcome import AskTrace
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +17,7 @@ class AskProgress:
 
 
 ProgressListener = Callable[[AskProgress], None]
+TraceListener = Callable[[AskTrace], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,12 +25,13 @@ class Caller:
     """``requester_id``: the agent the request comes from (None: the user); ``verified``: the door
     proved it (MCP: the bridge's per-agent key), rather than took a request file's word for it;
     ``proven``: nothing but that agent could have presented its key (agents confined so that none
-    reads another's); ``source``: the door's name; ``log_fields``: what the handler adds to the
-    command's delegation log row (an ask's chain, depth and usage), failed or not."""
+    reads another's); ``source``: the door's name; ``traced``: told an ask's trace each time it
+    grows (the command's delegation log row carries the last one, whether the ask answered,
+    failed or was cancelled)."""
 
     requester_id: str | None = None
     progress: ProgressListener | None = None
     verified: bool = False
     source: str | None = None
     proven: bool = False
-    log_fields: JsonObject = field(default_factory=dict)
+    traced: TraceListener | None = None

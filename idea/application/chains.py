@@ -4,9 +4,8 @@ Each accepted ask is a ``Hop`` of a ``Chain``: the root has depth 1, an ask an a
 it answers a hop of depth d has depth d + 1 and joins that chain. A chain adds up the usage of
 its hops' turns (its token budget is spent in it) and ends with its root.
 
-``AskTrace`` is what one ask tells its door's log row: its chain, depth, how long it waited for
-its turn and the turn's usage, filled in as they become known (so a failed ask is logged with
-them too).
+A hop knows its own ask id and its parent's (the hop its requester was serving), so the ask tree
+is kept, never rebuilt from times and names.
 """
 
 from __future__ import annotations
@@ -14,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from idea.application.ports import Clock, IdGenerator
-from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.json_types import JsonObject
+from idea.domain.outcome import AskTrace
 from idea.domain.usage import NO_USAGE, Usage
 
 
@@ -36,26 +36,11 @@ class Hop:
     depth: int
     requester_id: str | None
     target_id: str
+    parent_ask_id: str | None = None  # the hop being served when this one was asked
 
-
-@dataclass(slots=True)
-class AskTrace:
-    source: str | None = None  # the door, for the in-flight journal
-    ask_id: str | None = None
-    chain_id: str | None = None
-    depth: int | None = None
-    usage: Usage | None = None
-    # Accepted to its turn starting; an ask that ended before its turn, all its time accepted.
-    queued_ms: int | None = None
-
-    def log_fields(self) -> JsonObject:
-        usage: JsonValue = None if self.usage is None else self.usage.to_json()
-        return {
-            "chain_id": self.chain_id,
-            "depth": self.depth,
-            "usage": usage,
-            "queued_ms": self.queued_ms,
-        }
+    def trace(self) -> AskTrace:
+        """The hop's place in the ask tree, before its turn says anything more."""
+        return AskTrace(self.ask_id, self.chain.chain_id, self.depth, self.parent_ask_id)
 
 
 class Chains:
@@ -70,7 +55,14 @@ class Chains:
         if parent is None:
             chain = Chain(self._ids.new_id(), requester_id, target_id, self._clock.now_ms())
             return Hop(self._ids.new_id(), chain, 1, requester_id, target_id)
-        return Hop(self._ids.new_id(), parent.chain, parent.depth + 1, requester_id, target_id)
+        return Hop(
+            self._ids.new_id(),
+            parent.chain,
+            parent.depth + 1,
+            requester_id,
+            target_id,
+            parent.ask_id,
+        )
 
     def enter(self, hop: Hop) -> None:
         """The hop was accepted: its chain is in flight (until its root leaves)."""

@@ -2,15 +2,16 @@
 
 A handler is ``async def verb(command, caller, *, <collaborators>) -> OrchestratorOutcome``; its
 keyword parameters name what it needs, and ``app/bootstrap/`` binds them by name (cosmicpython's
-``inject_dependencies``). Adding a command = its dataclass in ``domain/commands.py``, its
-validation in ``domain/orchestrator_request.py``, a use-case module here and one line below.
+``inject_dependencies``). Adding a command = its dataclass in ``domain/commands.py`` (its fields
+declared once: the parser, the wire form and the schemas follow from them) in the ``Command``
+union, a use-case module here and one line below; an MCP tool for it is one line in
+``infrastructure/doors/mcp/tools.py``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from idea.application.ask_agent import ask_agent
 from idea.application.board import get_project_work_state
@@ -26,7 +27,7 @@ from idea.domain.outcome import OrchestratorOutcome
 
 Handler = Callable[..., Awaitable[OrchestratorOutcome]]
 
-HANDLERS: Mapping[type[Any], Handler] = MappingProxyType(
+HANDLERS: Mapping[type[c.Command], Handler] = MappingProxyType(
     {
         c.AskAgent: ask_agent,
         c.LaunchAgent: run_agent,

@@ -1,8 +1,10 @@
 """OrchestratorService.dispatch: the one behaviour behind the three doors (UI, file, MCP).
 
 Every processed command, whatever its outcome, publishes ``OrchestratorRequestProcessed`` and
-appends one line to the delegation log. Failures are ``IdeaError``s; anything else escaping a
-handler is reported as INTERNAL (and logged), never swallowed.
+appends one line to the delegation log; an ask's event and row carry its trace (its id, its
+parent's, its chain and depth: the ask tree, DESIGN.md §15), the last one the ask told.
+Failures are ``IdeaError``s; anything else escaping a handler is reported as INTERNAL (and
+logged), never swallowed.
 
 A command whose half-done state would be worse than either end (``agent.stop``: the session is
 already forgotten, its processes half killed) runs to its end when its caller goes away (a bridge
@@ -24,7 +26,7 @@ from idea.application.tasks import TaskSet
 from idea.domain import commands as c
 from idea.domain.errors import IdeaError, Internal
 from idea.domain.events import OrchestratorRequestProcessed
-from idea.domain.outcome import OrchestratorOutcome
+from idea.domain.outcome import AskTrace, OrchestratorOutcome
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +85,8 @@ class OrchestratorService:
         outcome: OrchestratorOutcome | None = None
         verified = requester_id is not None and source is c.Source.MCP
         proven = verified and self._agent_keys_private
-        caller = Caller(requester_id, progress, verified, source.value, proven)
+        traces: list[AskTrace] = []
+        caller = Caller(requester_id, progress, verified, source.value, proven, traces.append)
         try:
             outcome = await self._handle(command, caller)
             return outcome
@@ -98,7 +101,8 @@ class OrchestratorService:
             code = "CANCELLED"
             raise
         finally:
-            self._processed(command, source, caller, started, code, outcome)
+            trace = traces[-1] if traces else None
+            self._processed(command, source, caller, started, code, outcome, trace)
 
     async def _handle(self, command: c.Command, caller: Caller) -> OrchestratorOutcome:
         handler = self._handlers.get(type(command))
@@ -114,12 +118,11 @@ class OrchestratorService:
         started: float,
         code: str | None,
         outcome: OrchestratorOutcome | None,
+        trace: AskTrace | None,
     ) -> None:
         duration_ms = max(0, round((self._clock.monotonic() - started) * 1000))
         target = c.command_target(command)
         requester_id = caller.requester_id
-        extra = caller.log_fields
-        chain_id, depth = extra.get("chain_id"), extra.get("depth")
         self._events.publish(
             OrchestratorRequestProcessed(
                 source,
@@ -129,8 +132,10 @@ class OrchestratorService:
                 code is None,
                 duration_ms,
                 code,
-                chain_id if isinstance(chain_id, str) else None,
-                depth if isinstance(depth, int) else None,
+                None if trace is None else trace.chain_id,
+                None if trace is None else trace.depth,
+                None if trace is None else trace.ask_id,
+                None if trace is None else trace.parent_ask_id,
             )
         )
         prompt = command.task if isinstance(command, c.AskAgent) else None
@@ -151,7 +156,7 @@ class OrchestratorService:
                 "duration_ms": duration_ms,
                 "ok": code is None,
                 "code": code,
-                **extra,
+                **({} if trace is None else trace.to_json()),
             }
         )
 

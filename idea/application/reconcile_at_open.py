@@ -63,6 +63,8 @@ def reconcile_lost_asks(journal: AskJournal, log: DelegationLog, clock: Clock) -
             "target": _short(start.get("target")),
             "ok": False,
             "code": "LOST",
+            "ask_id": _short(start.get("ask_id")),
+            "parent_ask_id": _short(start.get("parent_ask_id")),
             "chain_id": _short(start.get("chain_id")),
             "depth": _small_int(start.get("depth")),
             "started_at_ms": _small_int(start.get("at_ms")),

@@ -20,6 +20,7 @@ from idea.domain.json_types import JsonObject
 from idea.domain.wire_fields import (
     check_fields,
     choice,
+    fields_of,
     flag,
     seconds,
     slug,
@@ -224,9 +225,10 @@ COMMAND_TYPES: tuple[type[Command], ...] = get_args(Command)
 
 
 def command_target(command: Command) -> str | None:
-    """The agent or skill a command is about, as logged in ``OrchestratorRequestProcessed``."""
-    if isinstance(command, AskAgent):
-        return command.target
-    if isinstance(command, SetWorkState | GetProjectWorkState):
-        return None
-    return command.name
+    """The agent or skill a command is about, as logged in ``OrchestratorRequestProcessed``: the
+    name it declares (its slug field), or None for a command about no one (the work state)."""
+    for field in fields_of(type(command)):
+        if field.spec.kind == "slug":
+            name: str = getattr(command, field.attr)
+            return name
+    return None

@@ -2,13 +2,13 @@
 
 Invariant: an event is an immutable, small record (ids, names, counts; never a whole reply or a
 file's content; a prompt clipped to ``PROMPT_MAX_CHARS``) and ``to_json()`` gives a JSON object
-whose ``"type"`` is the class name.
+whose ``"type"`` is the class name, read from the class. ``DomainEvent`` is the one list of them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, TypeAlias
+from typing import ClassVar, TypeAlias, get_args
 
 from idea.domain.commands import Source
 from idea.domain.errors import Invalid
@@ -31,7 +31,7 @@ class AgentLaunched:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentLaunched",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "agent_name": self.agent_name,
             "mode": self.mode.value,
@@ -48,7 +48,7 @@ class AgentStopped:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentStopped",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "agent_name": self.agent_name,
             "reason": self.reason,
@@ -66,6 +66,8 @@ class AgentReplied:
     requester_id: str | None
     reply_chars: int
     preview: str
+    ask_id: str | None = None  # the ask answered, and the one its requester was serving
+    parent_ask_id: str | None = None
 
     def __post_init__(self) -> None:
         if self.reply_chars < 0:
@@ -75,22 +77,30 @@ class AgentReplied:
 
     @classmethod
     def of_reply(
-        cls, agent_id: str, agent_name: str, requester_id: str | None, reply: str
+        cls,
+        agent_id: str,
+        agent_name: str,
+        requester_id: str | None,
+        reply: str,
+        ask_id: str | None = None,
+        parent_ask_id: str | None = None,
     ) -> AgentReplied:
         """Build the event from a full reply, truncating the preview with an ellipsis."""
         preview = reply
         if len(reply) > PREVIEW_MAX_CHARS:
             preview = reply[: PREVIEW_MAX_CHARS - 1] + "…"
-        return cls(agent_id, agent_name, requester_id, len(reply), preview)
+        return cls(agent_id, agent_name, requester_id, len(reply), preview, ask_id, parent_ask_id)
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentReplied",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "agent_name": self.agent_name,
             "requester_id": self.requester_id,
             "reply_chars": self.reply_chars,
             "preview": self.preview,
+            "ask_id": self.ask_id,
+            "parent_ask_id": self.parent_ask_id,
         }
 
 
@@ -107,6 +117,8 @@ class OrchestratorRequestProcessed:
     code: str | None = None  # the IdeaError code when not ok
     chain_id: str | None = None  # an ask's delegation chain and depth (DESIGN.md §15)
     depth: int | None = None
+    ask_id: str | None = None  # an ask's own id, and the one its requester was serving
+    parent_ask_id: str | None = None
 
     def __post_init__(self) -> None:
         # ok and code must tell the same story, or the delegation log lies.
@@ -117,7 +129,7 @@ class OrchestratorRequestProcessed:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "OrchestratorRequestProcessed",
+            "type": type(self).__name__,
             "source": self.source.value,
             "requester_id": self.requester_id,
             "action": self.action,
@@ -127,6 +139,8 @@ class OrchestratorRequestProcessed:
             "code": self.code,
             "chain_id": self.chain_id,
             "depth": self.depth,
+            "ask_id": self.ask_id,
+            "parent_ask_id": self.parent_ask_id,
         }
 
 
@@ -139,7 +153,7 @@ class LiveStateChanged:
         parse_status(self.status, "status")
 
     def to_json(self) -> JsonObject:
-        return {"type": "LiveStateChanged", "agent_id": self.agent_id, "status": self.status.value}
+        return {"type": type(self).__name__, "agent_id": self.agent_id, "status": self.status.value}
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +167,8 @@ class AgentTurnStarted:
     prompt_chars: int
     chain_id: str | None = None  # the delegation chain the ask belongs to (DESIGN.md §15)
     depth: int | None = None
+    ask_id: str | None = None  # the ask the turn serves, and the one its requester was serving
+    parent_ask_id: str | None = None
 
     @classmethod
     def of_prompt(
@@ -163,13 +179,25 @@ class AgentTurnStarted:
         prompt: str,
         chain_id: str | None = None,
         depth: int | None = None,
+        ask_id: str | None = None,
+        parent_ask_id: str | None = None,
     ) -> AgentTurnStarted:
         shown = prompt if len(prompt) <= PROMPT_MAX_CHARS else prompt[: PROMPT_MAX_CHARS - 1] + "…"
-        return cls(agent_id, agent_name, requester_id, shown, len(prompt), chain_id, depth)
+        return cls(
+            agent_id,
+            agent_name,
+            requester_id,
+            shown,
+            len(prompt),
+            chain_id,
+            depth,
+            ask_id,
+            parent_ask_id,
+        )
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentTurnStarted",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "agent_name": self.agent_name,
             "requester_id": self.requester_id,
@@ -177,6 +205,8 @@ class AgentTurnStarted:
             "prompt_chars": self.prompt_chars,
             "chain_id": self.chain_id,
             "depth": self.depth,
+            "ask_id": self.ask_id,
+            "parent_ask_id": self.parent_ask_id,
         }
 
 
@@ -188,7 +218,7 @@ class AgentQueueChanged:
     queued: int
 
     def to_json(self) -> JsonObject:
-        return {"type": "AgentQueueChanged", "agent_id": self.agent_id, "queued": self.queued}
+        return {"type": type(self).__name__, "agent_id": self.agent_id, "queued": self.queued}
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,14 +227,18 @@ class AgentTurnFinished:
     ok: bool
     usage: Usage | None = None  # what the turn cost, when its CLI said
     chain_id: str | None = None
+    ask_id: str | None = None  # the ask the turn served, and the one its requester was serving
+    parent_ask_id: str | None = None
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentTurnFinished",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "ok": self.ok,
             "usage": None if self.usage is None else self.usage.to_json(),
             "chain_id": self.chain_id,
+            "ask_id": self.ask_id,
+            "parent_ask_id": self.parent_ask_id,
         }
 
 
@@ -223,7 +257,7 @@ class AgentRateLimited:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentRateLimited",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "agent_name": self.agent_name,
             "reason": self.reason,
@@ -242,7 +276,7 @@ class AgentHibernated:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "AgentHibernated",
+            "type": type(self).__name__,
             "agent_id": self.agent_id,
             "agent_name": self.agent_name,
             "conversation_id": self.conversation_id,
@@ -254,7 +288,7 @@ class AgentsChanged:
     """The set of agent definitions changed; the UI reloads the list."""
 
     def to_json(self) -> JsonObject:
-        return {"type": "AgentsChanged"}
+        return {"type": type(self).__name__}
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +296,7 @@ class LayoutChanged:
     """The layouts changed; the UI reloads them."""
 
     def to_json(self) -> JsonObject:
-        return {"type": "LayoutChanged"}
+        return {"type": type(self).__name__}
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +309,7 @@ class StoreFileQuarantined:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "StoreFileQuarantined",
+            "type": type(self).__name__,
             "path": self.path,
             "quarantined_to": self.quarantined_to,
             "reason": self.reason,
@@ -289,7 +323,7 @@ class ProjectTrustChanged:
     state: str
 
     def to_json(self) -> JsonObject:
-        return {"type": "ProjectTrustChanged", "state": self.state}
+        return {"type": type(self).__name__, "state": self.state}
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,7 +336,7 @@ class CliVersionChanged:
 
     def to_json(self) -> JsonObject:
         return {
-            "type": "CliVersionChanged",
+            "type": type(self).__name__,
             "profile": self.profile,
             "previous": self.previous,
             "current": self.current,
@@ -316,7 +350,7 @@ class AsksLost:
     count: int
 
     def to_json(self) -> JsonObject:
-        return {"type": "AsksLost", "count": self.count}
+        return {"type": type(self).__name__, "count": self.count}
 
 
 DomainEvent: TypeAlias = (
@@ -338,21 +372,4 @@ DomainEvent: TypeAlias = (
     | AsksLost
 )
 
-EVENT_TYPES: tuple[type[DomainEvent], ...] = (
-    AgentLaunched,
-    AgentStopped,
-    AgentReplied,
-    OrchestratorRequestProcessed,
-    LiveStateChanged,
-    AgentTurnStarted,
-    AgentQueueChanged,
-    AgentTurnFinished,
-    AgentsChanged,
-    LayoutChanged,
-    StoreFileQuarantined,
-    ProjectTrustChanged,
-    CliVersionChanged,
-    AgentRateLimited,
-    AgentHibernated,
-    AsksLost,
-)
+EVENT_TYPES: tuple[type[DomainEvent], ...] = get_args(DomainEvent)

@@ -21,7 +21,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
 from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar, cast, get_type_hints
 
 from idea.domain.errors import Invalid, MissingField
@@ -114,9 +113,18 @@ class WireField:
         return self.keys(names)[0]
 
 
-@cache
+_DECLARED: dict[type[DataclassInstance], tuple[WireField, ...]] = {}
+
+
 def fields_of(cls: type[DataclassInstance]) -> tuple[WireField, ...]:
     """The declared fields of ``cls``, in declaration order (an undeclared field is a bug)."""
+    declared = _DECLARED.get(cls)
+    if declared is None:
+        declared = _DECLARED[cls] = _declared_fields(cls)
+    return declared
+
+
+def _declared_fields(cls: type[DataclassInstance]) -> tuple[WireField, ...]:
     hints = get_type_hints(cls, include_extras=True)
     declared: list[WireField] = []
     for f in dataclasses.fields(cls):
@@ -124,6 +132,9 @@ def fields_of(cls: type[DataclassInstance]) -> tuple[WireField, ...]:
         if len(specs) != 1:
             raise TypeError(f"{cls.__name__}.{f.name} is not declared once as a wire field")
         spec = specs[0]
+        if spec.implied_by is not None and spec.implied_by not in {d.attr for d in declared}:
+            # The parser reads in declaration order: what a default follows must come first.
+            raise TypeError(f"{cls.__name__}.{f.name} is implied by a field not declared before it")
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         declared.append(WireField(f.name, spec.wire or f.name, required, spec))
     return tuple(declared)

@@ -4,10 +4,23 @@ import { api, ApiFailure } from "./model/api";
 import { forgetTranscripts, onChatEvent, setQueued } from "./model/chatlog";
 import { store } from "./model/state";
 import type { ChatEventData, Problem } from "./model/types";
-import { bannerHost, FOCUS_CELL_EVENT, hide, showError, showNotice, showProblems } from "./views/banner";
+import {
+  bannerHost,
+  FOCUS_CELL_EVENT,
+  hide,
+  showError,
+  showNotice,
+  showProblems,
+} from "./views/banner";
 import { debounce, h } from "./views/dom";
 import { Workspace } from "./views/layout";
-import { askPermissionOnGesture, notifiedRecently, notifyAgent, preview, windowFocused } from "./views/notify";
+import {
+  askPermissionOnGesture,
+  notifiedRecently,
+  notifyAgent,
+  preview,
+  windowFocused,
+} from "./views/notify";
 import { OpenProjectDialog } from "./views/projects";
 import { CommandPalette } from "./views/palette";
 import { type Action, HelpButton, installShortcuts } from "./views/shortcuts";
@@ -30,7 +43,9 @@ const connection = h("span.connection", { dataset: { state: "connecting" } }, "c
 const panelToggle = h("button.btn.small", { title: "Toggle side panel" }, "Panel");
 const tabs = new TabBar();
 const workspace = new Workspace();
-window.addEventListener(FOCUS_CELL_EVENT, (e) => workspace.focusCell(String((e as CustomEvent).detail)));
+window.addEventListener(FOCUS_CELL_EVENT, (e) =>
+  workspace.focusCell(String((e as CustomEvent).detail)),
+);
 const panel = new SidePanel();
 const help = new HelpButton();
 const trustBanner = new TrustBanner();
@@ -38,7 +53,17 @@ const palette = new CommandPalette((action) => runAction(action));
 
 const app = document.getElementById("app")!;
 app.append(
-  h("header.topbar", {}, h("span.logo", {}, "IdeA"), projectName, tabs.el, h("span.spacer"), connection, help.el, panelToggle),
+  h(
+    "header.topbar",
+    {},
+    h("span.logo", {}, "IdeA"),
+    projectName,
+    tabs.el,
+    h("span.spacer"),
+    connection,
+    help.el,
+    panelToggle,
+  ),
   trustBanner.el,
   bannerHost(),
   h("main.main", {}, workspace.el, panel.el),
@@ -81,7 +106,6 @@ store.subscribe(() => {
   document.title = `${name} — IdeA`;
   tabs.render();
   workspace.render();
-  if (panel.active === "agents") panel.agents.render();
 });
 
 const reloadAgents = debounce(() => void store.reloadAgents().catch(() => {}), 40);
@@ -117,7 +141,8 @@ api.on("AgentTurnFinished", (d) => {
   if (windowFocused()) return; // decided now, not after the wait
   setTimeout(() => {
     const name = agentName(d);
-    if (name && !notifiedRecently(name)) notifyAgent(name, d.ok === false ? "turn failed" : "finished a turn");
+    if (name && !notifiedRecently(name))
+      notifyAgent(name, d.ok === false ? "turn failed" : "finished a turn");
   }, 400);
 });
 const lastStatus = new Map<string, string>();
@@ -172,12 +197,15 @@ api.on("StoreFileQuarantined", (d) =>
 let everConnected = false; // before the first connection nothing is on screen to keep
 api.onState((state, code, retryInMs) => {
   connection.dataset.state = state;
-  connection.textContent = state === "open" ? "connected" : state === "closed" ? "disconnected" : "connecting…";
+  connection.textContent =
+    state === "open" ? "connected" : state === "closed" ? "disconnected" : "connecting…";
   // Offline: what was on screen stays, greyed and inert, until the connection is back.
   document.body.classList.toggle("offline", state !== "open" && everConnected);
   if (state === "closed") {
     const what = code === 1001 ? "The project was closed." : "Connection lost.";
-    const when = retryInMs ? ` Reconnecting in ${Math.max(1, Math.round(retryInMs / 1000))} s…` : " Reconnecting…";
+    const when = retryInMs
+      ? ` Reconnecting in ${Math.max(1, Math.round(retryInMs / 1000))} s…`
+      : " Reconnecting…";
     showNotice(what + when, { label: "Retry now", run: () => api.retryNow() });
   }
   if (state === "open") {

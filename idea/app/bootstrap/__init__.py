@@ -23,7 +23,10 @@ from idea.app.project_host import ProjectHost
 from idea.app.runtime import Core, ProjectRuntime, ProjectServices
 from idea.app.terminal_epitaphs import TerminalEpitaphs
 from idea.application.answer_request import answer_request, error_response
-from idea.application.ask_agent import DEADLINE_MARGIN_S, AgentAsker
+from idea.application.ask_agent import AgentAsker
+from idea.application.ask_deadline import DEADLINE_MARGIN_S, AskTimes
+from idea.application.ask_lines import AskLines
+from idea.application.ask_turn import AgentTurns
 from idea.application.board import RateLimitRows
 from idea.application.chains import Chains
 from idea.application.event_bus import EventBus
@@ -213,20 +216,21 @@ def wire_core(
     launcher = AgentLauncher(agents, profiles, sessions, starter, bus, clock, trust)
     stopper = AgentStopper(agents, sessions, bus)
     sleeping: list[Hibernation] = []  # made below: it needs the asker, which wakes its agents
-    asker = AgentAsker(
-        agents,
+    turns = AgentTurns(
         sessions,
         launcher,
         bus,
+        wake=lambda agent_id: sleeping[0].wake(agent_id),  # noqa: PLW0108 - bound later
+    )
+    asker = AgentAsker(
+        agents,
+        turns,
+        AskLines(bus),
         Chains(ids, clock),
         journal,
         clock,
         policy.current,
-        default_timeout_s=ask_timeout_s,
-        queue_cap_s=queue_cap_s,
-        caller_timeout_s=caller_timeout_s,
-        margin_s=margin_s,
-        wake=lambda agent_id: sleeping[0].wake(agent_id),  # noqa: PLW0108 - bound later
+        AskTimes(ask_timeout_s, queue_cap_s, caller_timeout_s, margin_s),
     )
     hibernation = Hibernation(sessions, asker, stopper, bus, policy.current, clock.monotonic)
     sleeping.append(hibernation)

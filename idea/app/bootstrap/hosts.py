@@ -29,7 +29,7 @@ from idea.infrastructure.stores.paths import ProjectPaths
 from idea.infrastructure.terminal.launcher import default_terminal_launcher
 
 if TYPE_CHECKING:
-    from idea.infrastructure.ssh.check import HostCheck
+    from idea.infrastructure.remote.ssh.check import HostCheck
 
 
 def host_store() -> JsonHostStore:
@@ -44,7 +44,7 @@ def ssh_host_links(services: ProjectServices, tool_timeout_s: float) -> HostLink
     store = services.hosts
 
     def connector_for(name: str) -> Connector:
-        from idea.infrastructure.ssh.host_transport import (  # noqa: PLC0415 - on use only
+        from idea.infrastructure.remote.ssh.host_transport import (  # noqa: PLC0415 - on use only
             ssh_connector,
         )
 
@@ -92,10 +92,10 @@ def host_server(root: Path, grace_s: float) -> HostServer:
 
 
 async def check_host(name: str) -> list[HostCheck]:
-    """``idea hosts check NAME``: the checks of ``infrastructure/ssh/check.py`` on the host the
-    user's hosts.json names, against this IdeA's version. Raises ``NotFound`` (naming the
+    """``idea hosts check NAME``: the checks of ``infrastructure/remote/ssh/check.py`` on the host
+    the user's hosts.json names, against this IdeA's version. Raises ``NotFound`` (naming the
     configured hosts), ``Invalid`` (hosts.json)."""
-    from idea.infrastructure.ssh.check import (  # noqa: PLC0415 - asyncssh: 140 ms, on use only
+    from idea.infrastructure.remote.ssh.check import (  # noqa: PLC0415 - asyncssh: 140 ms, on use only
         check_host as run_checks,
     )
 

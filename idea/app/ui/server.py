@@ -16,7 +16,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import WSMsgType, web
 
@@ -235,7 +235,8 @@ class UiServer:
             # A long call (a chat turn) outlives a reload: its reply is dropped, its events not.
             self.spawn(self._finish(client, request_id, result))
         else:
-            client.reply(request_id, result=result)
+            # The handlers' results are JSON by their declared types (``rows``, ``shapes``).
+            client.reply(request_id, result=cast(JsonValue, result))
 
     async def _finish(
         self, client: Client, request_id: JsonValue, pending: Awaitable[JsonValue]

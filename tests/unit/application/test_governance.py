@@ -15,7 +15,12 @@ from idea.domain.errors import (
     IdeaError,
     RateLimited,
 )
-from idea.domain.events import AgentRateLimited, AgentTurnFinished, AgentTurnStarted
+from idea.domain.events import (
+    AgentRateLimited,
+    AgentTurnFinished,
+    AgentTurnStarted,
+    OrchestratorRequestProcessed,
+)
 from idea.domain.policy import Policy
 from idea.domain.usage import RateLimit, Usage
 from idea.infrastructure.stores.ask_journal import JsonlAskJournal
@@ -103,6 +108,84 @@ async def test_nested_asks_join_their_root_chain_one_level_deeper(world):
     await ask(world, "a")
     assert asks_logged(world)[-1]["chain_id"] != started[0].chain_id
     assert asks_logged(world)[-1]["depth"] == 1
+
+
+async def test_each_nested_ask_names_its_parent_ask_on_its_row_and_its_events(world):
+    # a asks b, b asks c and then d; a second root ask to a starts a tree of its own.
+    NestingSession.plan = {"a": ["b"], "b": ["c", "d"]}
+    assert await ask(world, "a") == "a[b[c[], d[]]]"
+    rows = {r["target"]: r for r in asks_logged(world)}
+    ids = {t: r["ask_id"] for t, r in rows.items()}
+    assert len(set(ids.values())) == 4 and all(isinstance(i, str) and i for i in ids.values())
+    parents = {t: r["parent_ask_id"] for t, r in rows.items()}
+    assert parents == {"a": None, "b": ids["a"], "c": ids["b"], "d": ids["b"]}
+    started = {e.agent_name: e for e in world.events if isinstance(e, AgentTurnStarted)}
+    assert {n: (e.ask_id, e.parent_ask_id) for n, e in started.items()} == {
+        t: (ids[t], parents[t]) for t in "abcd"
+    }
+    finished = [e for e in world.events if isinstance(e, AgentTurnFinished)]
+    assert sorted((e.ask_id, e.parent_ask_id) for e in finished) == sorted(
+        (ids[t], parents[t]) for t in "abcd"
+    )
+    processed = [e for e in world.events if isinstance(e, OrchestratorRequestProcessed)]
+    assert {(e.target, e.ask_id, e.parent_ask_id) for e in processed} == {
+        (t, ids[t], parents[t]) for t in "abcd"
+    }
+    NestingSession.plan = {}
+    await ask(world, "a")
+    again = asks_logged(world)[-1]
+    assert again["parent_ask_id"] is None and again["ask_id"] not in ids.values()
+
+
+async def test_a_failed_or_cancelled_nested_ask_is_logged_under_its_parent_ask():
+    world = world_with(*(agent(n) for n in "abc"), policy=Policy(max_depth=2))
+    try:
+        NestingSession.plan = {"a": ["b"], "b": ["c"]}
+        assert await ask(world, "a") == "a[b[DEPTH_EXCEEDED]]"
+        rows = {r["target"]: r for r in asks_logged(world)}
+        assert rows["c"]["parent_ask_id"] == rows["b"]["ask_id"]
+        assert rows["b"]["parent_ask_id"] == rows["a"]["ask_id"]
+        # b waits on a turn that never ends; the root ask is cancelled under it.
+        NestingSession.plan = {"a": ["b"]}
+        gate = asyncio.Event()
+        session = world.sessions.structured_session("id-b")
+        assert session is not None
+        session.gate = gate
+        root = asyncio.create_task(ask(world, "a"))
+        await until(lambda: world.ask.serving("id-b") is not None)
+        serving_b = world.ask.serving("id-b")
+        serving_a = world.ask.serving("id-a")
+        assert serving_a is not None and serving_b is not None
+        assert serving_b.hop.parent_ask_id == serving_a.hop.ask_id
+        root.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await root
+        await until(lambda: len(asks_logged(world)) == 5)
+        cancelled = {r["target"]: r for r in asks_logged(world)[3:]}
+        assert cancelled["b"]["code"] == "CANCELLED"
+        assert cancelled["b"]["ask_id"] == serving_b.hop.ask_id
+        assert cancelled["b"]["parent_ask_id"] == cancelled["a"]["ask_id"]
+    finally:
+        await world.close()
+
+
+async def test_the_board_shows_a_running_ask_under_the_ask_it_serves_with_its_logged_ids(world):
+    NestingSession.plan = {"a": ["b"]}
+    await ask(world, "b")  # b is running: its next turn can be held
+    session = world.sessions.structured_session("id-b")
+    assert session is not None
+    gate = session.gate = asyncio.Event()
+    root = asyncio.create_task(ask(world, "a"))
+    await until(lambda: world.ask.serving("id-b") is not None)
+    board = await world.service.dispatch(c.GetProjectWorkState(), c.Source.UI)
+    assert isinstance(board.data, dict)
+    serving = {r["name"]: r["serving"] for r in board.data["agents"] if r["serving"]}
+    assert serving["b"]["parent_ask_id"] == serving["a"]["ask_id"]
+    assert serving["a"]["parent_ask_id"] is None
+    gate.set()
+    await root
+    rows = {r["target"]: r for r in asks_logged(world)[1:]}
+    assert {t: r["ask_id"] for t, r in rows.items()} == {t: serving[t]["ask_id"] for t in "ab"}
 
 
 async def test_an_ask_deeper_than_max_depth_is_refused_before_the_target_starts():
@@ -228,7 +311,7 @@ async def test_every_accepted_ask_is_journalled_from_start_to_end(world):
 def test_asks_that_never_ended_are_logged_lost_once(tmp_path):
     journal = JsonlAskJournal(tmp_path / "run" / "asks.jsonl")
     record = {"at_ms": 5, "source": "mcp", "requester": "id-a", "target": "b"}
-    journal.started("ask-1", {**record, "chain_id": "ch-1", "depth": 2})
+    journal.started("ask-1", {**record, "chain_id": "ch-1", "depth": 2, "parent_ask_id": "ask-0"})
     journal.started("ask-2", {**record, "chain_id": "ch-2", "depth": 1})
     journal.ended("ask-2", {"code": None})
     # The app dies here: a new journal object reads what the old one wrote.
@@ -238,6 +321,7 @@ def test_asks_that_never_ended_are_logged_lost_once(tmp_path):
     assert [(r["target"], r["code"], r["chain_id"], r["depth"]) for r in log.records] == [
         ("b", "LOST", "ch-1", 2)
     ]
+    assert (log.records[0]["ask_id"], log.records[0]["parent_ask_id"]) == ("ask-1", "ask-0")
     assert lost == log.records
     again = JsonlAskJournal(tmp_path / "run" / "asks.jsonl")
     assert reconcile_lost_asks(again, log, FakeClock()) == []

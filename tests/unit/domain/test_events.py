@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import typing
 
 import pytest
 
@@ -131,3 +132,16 @@ def test_a_turn_start_clips_a_long_prompt_and_keeps_its_length() -> None:
     assert len(event.prompt) == PROMPT_MAX_CHARS
     assert event.prompt.endswith("…")
     assert AgentTurnStarted.of_prompt("a1", "dev", None, "short").prompt == "short"
+
+
+def test_the_type_name_is_read_from_the_class_not_typed_by_hand() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class AsksFound(AsksLost):
+        pass
+
+    assert AsksFound(3).to_json() == {"type": "AsksFound", "count": 3}
+
+
+def test_the_event_types_are_the_union_read_once() -> None:
+    assert typing.get_args(DomainEvent) == EVENT_TYPES
+    assert len(set(EVENT_TYPES)) == len(EVENT_TYPES)

@@ -260,6 +260,17 @@ def test_a_field_not_declared_exactly_once_is_a_bug(kind: type[Undeclared]) -> N
         fields_of(kind)
 
 
+@dataclass(frozen=True, slots=True)
+class ImpliedTooEarly:
+    shown: Annotated[bool, flag("show it", implied_by="cell")] = False
+    cell: Annotated[str | None, text("where")] = None
+
+
+def test_a_flag_implied_by_a_later_field_is_a_bug() -> None:
+    with pytest.raises(TypeError, match="implied by a field not declared before it"):
+        fields_of(ImpliedTooEarly)
+
+
 # -- the checks of a command built in code --------------------------------------------------------
 
 

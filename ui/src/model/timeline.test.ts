@@ -51,6 +51,8 @@ const chains = (items: TimelineItem[]) => items.filter((i): i is ChainItem => i.
 const shape = (h: Hop): unknown =>
   h.children.length ? { [h.target]: h.children.map(shape) } : h.target;
 
+// The rows above carry no ask ids: they are logged as before asks had them, and every test of
+// "a chain as a tree" reads them through the legacy path (the guess by depth, time and name).
 describe("a chain as a tree", () => {
   it("nests each ask under the one that made it, in the order they started, newest chain first", () => {
     const items = chains(buildTimeline(LOG, [], { nameOf }));
@@ -110,6 +112,82 @@ describe("a chain as a tree", () => {
       [null, "agent.stop"],
       ["c1", "agent.message"],
     ]);
+  });
+});
+
+describe("the ask tree kept by ids", () => {
+  // Chain t: you ask lead (10..100); lead asks doc (20..60) and, in parallel, dev (25..70); doc
+  // asks qa (30..40). The requesters' ids are not names the page knows (the agents were renamed):
+  // the legacy guess would put qa under dev, the latest hop running when qa started.
+  const ids = (ask: string, parent: string | null) => ({ ask_id: ask, parent_ask_id: parent });
+  const tree = [
+    row({ target: "qa", requester: "old-doc", chain_id: "t", depth: 3, at_ms: 40, duration_ms: 10, ...ids("q", "o") }),
+    row({ target: "doc", requester: "old-lead", chain_id: "t", depth: 2, at_ms: 60, duration_ms: 40, ...ids("o", "l") }),
+    row({ target: "dev", requester: "old-lead", chain_id: "t", depth: 2, at_ms: 70, duration_ms: 45, ...ids("d", "l") }),
+    row({ target: "lead", requester: null, chain_id: "t", depth: 1, at_ms: 100, duration_ms: 90, ...ids("l", null) }),
+  ];
+
+  it("nests each ask under the ask it names as its parent, whatever times and names say", () => {
+    const [item] = chains(buildTimeline(tree, [], { nameOf }));
+    expect(shape(item.root)).toEqual({ lead: [{ doc: ["qa"] }, "dev"] });
+    expect(hopsOf(item.root).map((h) => [h.askId, h.parentAskId])).toEqual([
+      ["l", null], ["o", "l"], ["q", "o"], ["d", "l"],
+    ]);
+    // The same rows without their ids: the legacy guess, which gets qa wrong here.
+    const legacy = tree.map((r) => ({ ...r, ask_id: undefined, parent_ask_id: undefined }));
+    expect(shape(chains(buildTimeline(legacy, [], { nameOf }))[0].root)).toEqual({ lead: ["doc", { dev: ["qa"] }] });
+  });
+
+  it("keys a hop by its ask id, so it keeps its key when the rows around it change", () => {
+    const [item] = chains(buildTimeline(tree, [], { nameOf }));
+    const [again] = chains(buildTimeline([row({ target: "zz", at_ms: 1 }), ...tree], [], { nameOf }));
+    expect(hopsOf(again.root).map((h) => h.key)).toEqual(hopsOf(item.root).map((h) => h.key));
+    expect(item.root.key).toBe("log:l");
+  });
+
+  it("nests the turns running and waiting now by the ids the board gives", () => {
+    const board = [
+      { name: "lead", serving: { ask_id: "L", parent_ask_id: null, chain_id: "r", depth: 1, requester: null, started_at_ms: 10 } },
+      { name: "doc", serving: { ask_id: "O", parent_ask_id: "L", chain_id: "r", depth: 2, requester: "lead", started_at_ms: 20 } },
+      { name: "dev", serving: { ask_id: "D", parent_ask_id: "L", chain_id: "r", depth: 2, requester: "lead", started_at_ms: 25 },
+        waiting: [{ ask_id: "Q", parent_ask_id: "O", chain_id: "r", depth: 3, requester: "renamed", since_ms: 30 }] },
+    ] as unknown as WorkRow[];
+    const hops = runningFromBoard(board);
+    expect(hops.map((h) => [h.target, h.ask_id, h.parent_ask_id])).toEqual([
+      ["lead", "L", null], ["doc", "O", "L"], ["dev", "Q", "O"], ["dev", "D", "L"],
+    ]);
+    const [item] = chains(buildTimeline([], hops, { nameOf }));
+    expect(shape(item.root)).toEqual({ lead: [{ doc: ["dev"] }, "dev"] });
+    expect(item.root.children[0].children[0]).toMatchObject({ state: "queued", key: "wait:Q" });
+  });
+
+  it("shows old rows without ids beside new ones: each chain read its own way", () => {
+    const items = chains(buildTimeline([...LOG, ...tree], [], { nameOf }));
+    const byChain = new Map(items.map((i) => [i.chainId, shape(i.root)]));
+    expect(byChain.get("c1")).toEqual({ lead: [{ dev: ["qa"] }, "doc"] }); // legacy
+    expect(byChain.get("t")).toEqual({ lead: [{ doc: ["qa"] }, "dev"] }); // by ids
+  });
+
+  it("falls back to the legacy guess for an ask whose parent is not shown, and survives hostile ids", () => {
+    // The root is older than the rows shown: its children go under a placeholder root, which
+    // takes the id they name; a grandchild whose parent is cut too goes by the guess.
+    const [cut] = chains(buildTimeline(tree.slice(0, 3), [], { nameOf }));
+    expect(cut.root).toMatchObject({ placeholder: true, askId: "l", target: "old-lead" });
+    expect(shape(cut.root)).toEqual({ "old-lead": [{ doc: ["qa"] }, "dev"] });
+    const [orphan] = chains(buildTimeline([tree[0]], [], { nameOf }));
+    expect(shape(orphan.root)).toEqual({ "old-doc": ["qa"] });
+    // Two asks naming each other, one naming itself, one a parent that started after it: every
+    // hop is shown once and nothing loops.
+    const hostile = [
+      row({ target: "r", requester: null, chain_id: "h", depth: 1, at_ms: 10, duration_ms: 10, ...ids("r", null) }),
+      row({ target: "x", chain_id: "h", depth: 2, at_ms: 12, duration_ms: 1, ...ids("x", "y") }),
+      row({ target: "y", chain_id: "h", depth: 2, at_ms: 13, duration_ms: 1, ...ids("y", "x") }),
+      row({ target: "s", chain_id: "h", depth: 2, at_ms: 14, duration_ms: 1, ...ids("s", "s") }),
+      row({ target: "z", chain_id: "h", depth: 2, at_ms: 15, duration_ms: 1, ...ids("r", "r") }),
+    ];
+    const [item] = chains(buildTimeline(hostile, [], { nameOf }));
+    expect(hopsOf(item.root).map((h) => h.target).sort()).toEqual(["r", "s", "x", "y", "z"]);
+    expect(item.asks).toBe(5);
   });
 });
 
@@ -208,9 +286,10 @@ describe("hostile or missing fields", () => {
       "junk",
     ] as unknown as WorkRow[];
     const prompts = new Map([[runningKey("bot", "c", 2), "review this"]]);
+    const none = { ask_id: null, parent_ask_id: null };
     expect(runningFromBoard(rows, prompts)).toEqual([
-      { target: "bot", chain_id: "c", depth: 2, requester: "lead", started_at_ms: 5, queued_ms: 1, source: "mcp", prompt: "review this" },
-      { target: "odd", chain_id: null, depth: null, requester: null, started_at_ms: null, queued_ms: null, source: null, prompt: null },
+      { target: "bot", ...none, chain_id: "c", depth: 2, requester: "lead", started_at_ms: 5, queued_ms: 1, source: "mcp", prompt: "review this" },
+      { target: "odd", ...none, chain_id: null, depth: null, requester: null, started_at_ms: null, queued_ms: null, source: null, prompt: null },
     ]);
     expect(runningFromBoard(undefined)).toEqual([]);
   });
@@ -260,8 +339,8 @@ describe("asks waiting for their turn", () => {
     ] as unknown as WorkRow[];
     expect(runningFromBoard(rows)).toEqual([
       {
-        target: "qa", chain_id: null, depth: null, requester: null, started_at_ms: null, queued_ms: null,
-        source: null, prompt: null, queued: true,
+        target: "qa", ask_id: null, parent_ask_id: null, chain_id: null, depth: null, requester: null,
+        started_at_ms: null, queued_ms: null, source: null, prompt: null, queued: true,
       },
     ]);
   });

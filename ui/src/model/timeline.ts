@@ -1,23 +1,32 @@
 // The delegation timeline (DESIGN.md §15): each root ask with the asks made while serving it
 // nested under the one that made them, in the order they started; the hops whose turn runs now
-// shown running, and those waiting in an agent's queue shown queued; a user's consecutive chat messages to one agent folded into one line. The log
-// holds an ask once, when it ended; what runs or waits now comes from the board (`serving`,
-// `waiting`). Rows come
-// from files and CLIs through the server: any field may be missing or wrong, and such a row is
-// still shown, never dropped or thrown on. Pure, so it is tested alone.
+// shown running, and those waiting in an agent's queue shown queued; a user's consecutive chat
+// messages to one agent folded into one line. The log holds an ask once, when it ended; what
+// runs or waits now comes from the board (`serving`, `waiting`). Each ask names its parent ask
+// (`parent_ask_id`, the one its requester was serving), so a chain's tree is a group-by on it;
+// only rows logged before asks had ids are placed by a guess (the legacy path, `legacyParentOf`).
+// Rows come from files and CLIs through the server: any field may be missing or wrong, and such
+// a row is still shown, never dropped or thrown on. Pure, so it is tested alone.
 
 import { chainOf, depthOf, startOf } from "./chains";
 import { leaves } from "./tree";
 import type { Delegation, Layouts, Usage, WorkRow } from "./types";
 import { count, sumUsage } from "./usage";
 
-/** A log row as `delegations.recent` gives it, with the wait for its turn (ui/API.md). */
-export type LoggedAsk = Delegation & { queued_ms?: number | null };
+/** A log row as `delegations.recent` gives it, with the wait for its turn and its place in the
+ * ask tree (ui/API.md; rows logged before ask ids lack them). */
+export type LoggedAsk = Delegation & {
+  queued_ms?: number | null;
+  ask_id?: string | null;
+  parent_ask_id?: string | null;
+};
 
 /** A turn running now (the hop an agent serves: `workstate.get` serving, ui/API.md), or with
  * `queued`, an ask accepted that waits for its turn (`waiting`; `started_at_ms`: when it came). */
 export type RunningHop = {
   target: string; // agent name
+  ask_id?: string | null;
+  parent_ask_id?: string | null; // the ask its requester serves; null: a root ask
   chain_id: string | null;
   depth: number | null;
   requester: string | null; // name or id; null: the user
@@ -35,6 +44,8 @@ export const inFlight = (h: { state: HopState }): boolean => h.state === "runnin
 
 export type Hop = {
   key: string; // stable across refreshes while the hop stays logged (or running)
+  askId: string | null; // null: logged before asks had ids
+  parentAskId: string | null; // the ask it was made under; null: a root, or not known
   chainId: string | null;
   depth: number | null;
   requester: string | null; // as logged (agent id or name); null: the user
@@ -112,8 +123,11 @@ function loggedHop(r: LoggedAsk, i: number): Hop {
   const lost = r.code === "LOST";
   const target = text(r.target) ?? "?";
   const started = startOf(r);
+  const askId = text(r.ask_id);
   return {
-    key: `log:${chainId ?? ""}:${depth ?? ""}:${target}:${count(r.at_ms) ?? ""}:${i}`,
+    key: askId ? `log:${askId}` : `log:${chainId ?? ""}:${depth ?? ""}:${target}:${count(r.at_ms) ?? ""}:${i}`,
+    askId,
+    parentAskId: text(r.parent_ask_id),
     chainId,
     depth,
     requester: text(r.requester),
@@ -142,10 +156,14 @@ function runningHop(r: RunningHop, i: number): Hop {
   const started = count(r.started_at_ms);
   const target = text(r.target) ?? "?";
   const queued = r.queued === true;
+  const askId = text(r.ask_id);
+  const legacyKey = queued
+    ? `wait:${chainId ?? ""}:${depth ?? ""}:${target}:${started ?? ""}:${i}`
+    : `run:${chainId ?? ""}:${depth ?? ""}:${target}:${started ?? ""}`;
   return {
-    key: queued
-      ? `wait:${chainId ?? ""}:${depth ?? ""}:${target}:${started ?? ""}:${i}`
-      : `run:${chainId ?? ""}:${depth ?? ""}:${target}:${started ?? ""}`,
+    key: askId ? `${queued ? "wait" : "run"}:${askId}` : legacyKey,
+    askId,
+    parentAskId: text(r.parent_ask_id),
     chainId,
     depth: depth !== null && depth >= 1 && Number.isInteger(depth) ? depth : null,
     requester: text(r.requester),
@@ -188,8 +206,11 @@ export function runningFromBoard(
     if (!s || typeof s !== "object") continue;
     const chain_id = text(s.chain_id);
     const depth = count(s.depth);
+    const ids = s as { ask_id?: unknown; parent_ask_id?: unknown };
     hops.push({
       target: name,
+      ask_id: text(ids.ask_id),
+      parent_ask_id: text(ids.parent_ask_id),
       chain_id,
       depth,
       requester: text(s.requester),
@@ -207,10 +228,13 @@ function waitingOf(target: string, waiting: unknown): RunningHop[] {
   if (!Array.isArray(waiting)) return [];
   return (waiting as unknown[]).filter(isObject).map((w) => {
     const x = w as {
-      chain_id?: unknown; depth?: unknown; requester?: unknown; since_ms?: unknown; source?: unknown; prompt?: unknown;
+      ask_id?: unknown; parent_ask_id?: unknown; chain_id?: unknown; depth?: unknown; requester?: unknown;
+      since_ms?: unknown; source?: unknown; prompt?: unknown;
     };
     return {
       target,
+      ask_id: text(x.ask_id),
+      parent_ask_id: text(x.parent_ask_id),
       chain_id: text(x.chain_id),
       depth: count(x.depth),
       requester: text(x.requester),
@@ -242,8 +266,9 @@ function endOf(h: Hop): number {
   return h.startedAt + (h.durationMs ?? 0);
 }
 
-/** One chain's hops as a tree: each nested hop under the hop of its requester one level up that
- * was running when it started; failing that, under the closest shallower hop; the root first. */
+/** One chain's hops as a tree, the root first: each nested hop under the hop it names as its
+ * parent (`parentAskId`), when that hop is shown; else (the legacy path) where `legacyParentOf`
+ * guesses. A hop is put only under one already placed, so hostile ids never make a cycle. */
 function chainTree(chainId: string | null, hops: Hop[], nameOf: (x: string) => string): Hop {
   const ordered = byStart(hops);
   let root = ordered.find((h) => h.depth === 1) ?? ordered.find((h) => h.depth === null);
@@ -252,15 +277,23 @@ function chainTree(chainId: string | null, hops: Hop[], nameOf: (x: string) => s
     root = placeholderRoot(chainId, shallowest, ordered, nameOf);
   }
   const placed: Hop[] = [root];
+  const byAsk = new Map<string, Hop>();
+  if (root.askId !== null) byAsk.set(root.askId, root);
   for (const hop of ordered) {
     if (hop === root) continue;
-    parentOf(hop, placed, root, nameOf).children.push(hop);
+    const parent = hop.parentAskId !== null ? byAsk.get(hop.parentAskId) : undefined;
+    (parent ?? legacyParentOf(hop, placed, root, nameOf)).children.push(hop);
     placed.push(hop);
+    if (hop.askId !== null && !byAsk.has(hop.askId)) byAsk.set(hop.askId, hop);
   }
   return root;
 }
 
-function parentOf(hop: Hop, placed: Hop[], root: Hop, nameOf: (x: string) => string): Hop {
+/** LEGACY: where a hop without a known parent goes. Rows logged before asks carried their ids
+ * (an existing `delegations.jsonl`), or whose parent is not among the rows shown, are put under
+ * the hop of their requester one level up that was running when they started; failing that,
+ * under the closest shallower hop. Rows with ids whose parent is shown never come here. */
+function legacyParentOf(hop: Hop, placed: Hop[], root: Hop, nameOf: (x: string) => string): Hop {
   const d = hop.depth;
   if (d === null || d <= 1) return root;
   const asker = hop.requester === null ? null : nameOf(hop.requester);
@@ -289,6 +322,8 @@ function placeholderRoot(
   const starts = hops.map((h) => h.startedAt).filter((s): s is number => s !== null);
   return {
     key: `root:${chainId ?? ""}`,
+    askId: shallowest.depth === 2 ? shallowest.parentAskId : null, // the root its children name
+    parentAskId: null,
     chainId,
     depth: 1,
     requester: null,

@@ -5,7 +5,7 @@ import { dragSizes, focusAfterClose, leafIds, MIN_FRACTION, paneFlex, splitDirec
 import type { Layouts, LayoutNode, Split } from "./types";
 
 // What the server made and stored for each op (tests/unit/domain/test_layout_ui_fixture.py
-// checks this file against idea/domain/layout.py).
+// checks this file against idea/domain/layout/).
 type Step = {
   name: string;
   op: { op: string; leaf_id?: string; direction?: string; split_id?: string; sizes?: number[] };

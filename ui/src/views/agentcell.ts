@@ -43,13 +43,20 @@ async function placeFor(): Promise<string> {
   const empty = cells.find((l) => l.agent === null);
   if (empty) return empty.id;
   const sized = cells
-    .map((leaf) => ({ leaf, box: document.querySelector(`[data-leaf="${leaf.id}"]`)?.getBoundingClientRect() }))
+    .map((leaf) => ({
+      leaf,
+      box: document.querySelector(`[data-leaf="${leaf.id}"]`)?.getBoundingClientRect(),
+    }))
     .filter((x): x is { leaf: Leaf; box: DOMRect } => !!x.box)
     .sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height);
   for (const { leaf, box } of sized) {
     const direction = splitFits(box, "row") ? "row" : splitFits(box, "column") ? "column" : null;
     if (!direction) continue;
-    const made = await store.applyLayout<{ leaf_id: string }>({ op: "split", leaf_id: leaf.id, direction });
+    const made = await store.applyLayout<{ leaf_id: string }>({
+      op: "split",
+      leaf_id: leaf.id,
+      direction,
+    });
     return made.leaf_id;
   }
   const made = await store.applyLayout<{ leaf_id: string }>({ op: "add_tab" });

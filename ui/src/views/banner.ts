@@ -48,7 +48,10 @@ export function showProblems(problems: readonly Problem[]): void {
   if (!rows.length) return;
   const now = Date.now();
   const nameOf = (x: string) => store.nameOf(x);
-  const [first, ...rest] = rows.map((p) => ({ code: String(p.code), ...describeProblem(p, now, nameOf) }));
+  const [first, ...rest] = rows.map((p) => ({
+    code: String(p.code),
+    ...describeProblem(p, now, nameOf),
+  }));
   const more = rest.length
     ? h(
         "details.banner-more",

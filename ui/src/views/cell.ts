@@ -69,7 +69,9 @@ export class CellView {
                 ? `ended:${agent.last_exit.at_ms}`
                 : "stopped";
     const key = `${agent?.id ?? ""}|${leaf.view}|${state}|${this.pickerOpen}|${
-      this.pickerOpen || state === "empty" ? store.agents.map((a) => `${a.id}${a.live}${a.node_id}`).join() : ""
+      this.pickerOpen || state === "empty"
+        ? store.agents.map((a) => `${a.id}${a.live}${a.node_id}`).join()
+        : ""
     }`;
     if (key !== this.bodyKey) {
       this.bodyKey = key;
@@ -107,7 +109,9 @@ export class CellView {
   /** Move keyboard focus into the cell: its terminal, chat composer, first picker choice, or itself. */
   focus(): void {
     if (this.body?.focus) return this.body.focus();
-    const first = this.bodyHost.querySelector<HTMLElement>(".picker-main:not(:disabled), button:not(:disabled)");
+    const first = this.bodyHost.querySelector<HTMLElement>(
+      ".picker-main:not(:disabled), button:not(:disabled)",
+    );
     (first ?? this.el).focus();
   }
 
@@ -130,7 +134,12 @@ export class CellView {
     const maxLabel = this.maximized ? "Restore" : "Maximise";
     const more = h(
       "button.btn.small.icon.cell-more",
-      { "aria-label": "More cell actions", "aria-haspopup": "menu", "aria-expanded": "false", title: "More" },
+      {
+        "aria-label": "More cell actions",
+        "aria-haspopup": "menu",
+        "aria-expanded": "false",
+        title: "More",
+      },
       "⋯",
     );
     more.addEventListener("click", () => {
@@ -186,20 +195,53 @@ export class CellView {
             "Stop agent",
           )
         : null,
-      h("button.btn.small.icon.wide", { title: withKeys("Split right", "splitRight"), "aria-label": "Split right", onclick: act("splitRight") }, "⇥"),
-      h("button.btn.small.icon.wide", { title: withKeys("Split down", "splitDown"), "aria-label": "Split down", onclick: act("splitDown") }, "⤓"),
+      h(
+        "button.btn.small.icon.wide",
+        {
+          title: withKeys("Split right", "splitRight"),
+          "aria-label": "Split right",
+          onclick: act("splitRight"),
+        },
+        "⇥",
+      ),
+      h(
+        "button.btn.small.icon.wide",
+        {
+          title: withKeys("Split down", "splitDown"),
+          "aria-label": "Split down",
+          onclick: act("splitDown"),
+        },
+        "⤓",
+      ),
       h(
         "button.btn.small.icon.wide.cell-maximize",
-        { title: withKeys(maxLabel, "maximize"), "aria-label": maxLabel, "aria-pressed": String(this.maximized), onclick: act("maximize") },
+        {
+          title: withKeys(maxLabel, "maximize"),
+          "aria-label": maxLabel,
+          "aria-pressed": String(this.maximized),
+          onclick: act("maximize"),
+        },
         this.maximized ? "⤡" : "⤢",
       ),
-      h("button.btn.small.icon.wide", { title: withKeys("Close cell", "close"), "aria-label": "Close cell", onclick: act("close") }, "✕"),
+      h(
+        "button.btn.small.icon.wide",
+        {
+          title: withKeys("Close cell", "close"),
+          "aria-label": "Close cell",
+          onclick: act("close"),
+        },
+        "✕",
+      ),
       more,
     );
   }
 
   /** The "⋯" menu: everything the header offers (a narrow cell shows only this), and more. */
-  private menuItems(agent: AgentRow | undefined, canSwitch: boolean, liveHere: boolean): MenuItem[] {
+  private menuItems(
+    agent: AgentRow | undefined,
+    canSwitch: boolean,
+    liveHere: boolean,
+  ): MenuItem[] {
     const leafId = this.leaf.id;
     const item = (action: Action, label: string): MenuItem => ({
       id: action,
@@ -211,11 +253,19 @@ export class CellView {
     if (agent) items.push({ ...item("picker", "Agent picker"), run: () => this.togglePicker() });
     if (agent && canSwitch) {
       const other = otherView(this.leaf.view);
-      items.push({ id: "switch-view", label: other === "chat" ? "Restart as chat" : "Restart as terminal", run: () => void this.switchView(agent) });
+      items.push({
+        id: "switch-view",
+        label: other === "chat" ? "Restart as chat" : "Restart as terminal",
+        run: () => void this.switchView(agent),
+      });
     }
-    if (agent && liveHere) items.push({ id: "stop", label: "Stop the agent", run: () => void this.stop(agent) });
+    if (agent && liveHere)
+      items.push({ id: "stop", label: "Stop the agent", run: () => void this.stop(agent) });
     items.push(item("splitRight", "Split right"), item("splitDown", "Split down"));
-    items.push(item("maximize", this.maximized ? "Restore" : "Maximise"), item("equalize", "Equalize sizes"));
+    items.push(
+      item("maximize", this.maximized ? "Restore" : "Maximise"),
+      item("equalize", "Equalize sizes"),
+    );
     if (this.terminal()) items.push(item("find", "Find…"));
     items.push(item("close", "Close cell"));
     return items;
@@ -252,7 +302,11 @@ export class CellView {
           "Start again",
         ),
       );
-      return { el: h("div.ended-terminal", {}, bar, view.el), dispose: () => view.dispose(), focus: () => view.focus() };
+      return {
+        el: h("div.ended-terminal", {}, bar, view.el),
+        dispose: () => view.dispose(),
+        focus: () => view.focus(),
+      };
     }
     if (state.startsWith("elsewhere:")) {
       const nodeId = state.slice("elsewhere:".length);
@@ -271,8 +325,18 @@ export class CellView {
       h(
         "div.cell-placeholder",
         {},
-        h("p", {}, state === "background" ? `${agent.name} runs in the background.` : `${agent.name} is stopped.`),
-        h("button.btn.primary", { onclick: () => void this.launch(agent, this.leaf.view, this.leaf.agent_was_running) }, label),
+        h(
+          "p",
+          {},
+          state === "background"
+            ? `${agent.name} runs in the background.`
+            : `${agent.name} is stopped.`,
+        ),
+        h(
+          "button.btn.primary",
+          { onclick: () => void this.launch(agent, this.leaf.view, this.leaf.agent_was_running) },
+          label,
+        ),
       ),
     );
   }
@@ -333,7 +397,12 @@ export class CellView {
     if (!confirm(`Restart ${agent.name} as a ${other}? Its ${ends} ends.`)) return;
     try {
       await api.call("session.stop", { name: agent.name });
-      await store.applyLayout({ op: "bind", leaf_id: this.leaf.id, agent_id: agent.id, view: other });
+      await store.applyLayout({
+        op: "bind",
+        leaf_id: this.leaf.id,
+        agent_id: agent.id,
+        view: other,
+      });
       await this.launch(agent, other, false);
     } catch (e) {
       showError(e, `Restart ${agent.name}`);
@@ -353,7 +422,11 @@ export class CellView {
   /** Split this cell; the new empty cell's id, or null on failure (shown in the banner). */
   async split(direction: "row" | "column"): Promise<string | null> {
     try {
-      const r = await store.applyLayout<{ leaf_id: string }>({ op: "split", leaf_id: this.leaf.id, direction });
+      const r = await store.applyLayout<{ leaf_id: string }>({
+        op: "split",
+        leaf_id: this.leaf.id,
+        direction,
+      });
       return r.leaf_id;
     } catch (e) {
       showError(e, "Split");

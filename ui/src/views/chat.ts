@@ -42,7 +42,10 @@ export class ChatView {
   private sendBtn = h("button.btn.primary", { onclick: () => void this.send() }, "Send");
   private interruptBtn = h(
     "button.btn.chat-interrupt",
-    { title: "Interrupt the running turn (the agent keeps running)", onclick: () => void this.interrupt() },
+    {
+      title: "Interrupt the running turn (the agent keeps running)",
+      onclick: () => void this.interrupt(),
+    },
     "Interrupt",
   );
   private views: EntryView[] = [];
@@ -72,7 +75,12 @@ export class ChatView {
       this.announcer,
       this.log,
       this.busy,
-      h("div.chat-composer", {}, this.input, h("div.chat-buttons", {}, this.sendBtn, this.interruptBtn)),
+      h(
+        "div.chat-composer",
+        {},
+        this.input,
+        h("div.chat-buttons", {}, this.sendBtn, this.interruptBtn),
+      ),
     );
     const t = transcript(agentId);
     const listener = () => this.schedule();
@@ -107,7 +115,9 @@ export class ChatView {
   private async interrupt(): Promise<void> {
     askInterrupt(this.agentId);
     try {
-      const r = await api.call<{ interrupted: boolean }>("chat.interrupt", { name: this.agentName });
+      const r = await api.call<{ interrupted: boolean }>("chat.interrupt", {
+        name: this.agentName,
+      });
       if (!r.interrupted) askInterrupt(this.agentId, false);
     } catch (e) {
       askInterrupt(this.agentId, false);
@@ -143,7 +153,8 @@ export class ChatView {
         this.views[i] = fresh;
       }
       // Put off: keep the old signature so that the next render tries again.
-      this.shown[i] = later > 0 && this.shown[i] ? { entry, sig: this.shown[i].sig } : { entry, sig };
+      this.shown[i] =
+        later > 0 && this.shown[i] ? { entry, sig: this.shown[i].sig } : { entry, sig };
       wait = later > 0 ? (wait ? Math.min(wait, later) : later) : wait;
     }
     if (wait > 0) this.retry = setTimeout(() => this.schedule(), wait);
@@ -167,7 +178,10 @@ export class ChatView {
   private onScroll(): void {
     const log = this.log;
     if (!log.isConnected || log.clientHeight === 0) return; // detached or hidden: not the user
-    scrolledTo.set(this.agentId, atBottom(log.scrollTop, log.scrollHeight, log.clientHeight) ? null : log.scrollTop);
+    scrolledTo.set(
+      this.agentId,
+      atBottom(log.scrollTop, log.scrollHeight, log.clientHeight) ? null : log.scrollTop,
+    );
   }
 
   private restoreScroll(): void {
@@ -189,7 +203,8 @@ export class ChatView {
 function openLink(e: MouseEvent): void {
   const a = (e.target as Element | null)?.closest?.("a[href]");
   if (!(a instanceof HTMLAnchorElement)) return;
-  const bridge = (window as unknown as { pywebview?: { api?: Partial<WindowBridge> } }).pywebview?.api;
+  const bridge = (window as unknown as { pywebview?: { api?: Partial<WindowBridge> } }).pywebview
+    ?.api;
   if (typeof bridge?.open_url !== "function") return;
   e.preventDefault();
   void bridge.open_url(a.href);

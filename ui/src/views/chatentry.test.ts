@@ -75,19 +75,33 @@ describe("an interrupted reply", () => {
 describe("a tool call", () => {
   it("is labelled by the tool's own name, its server apart, input and output labelled", () => {
     const e: Entry = {
-      kind: "tool", id: "t1", name: "mcp__idea__idea_ask_agent",
-      input: { targetAgent: "beta", task: "review" }, output: '{"reply":"ok"}', isError: false,
+      kind: "tool",
+      id: "t1",
+      name: "mcp__idea__idea_ask_agent",
+      input: { targetAgent: "beta", task: "review" },
+      output: '{"reply":"ok"}',
+      isError: false,
     };
     const el = entryView(e).el;
     expect(el.querySelector(".tool-name")?.textContent).toBe("idea_ask_agent");
     expect(el.querySelector(".tool-server")?.textContent).toBe("idea");
-    expect([...el.querySelectorAll(".tool-label")].map((l) => l.textContent)).toEqual(["Input", "Output"]);
+    expect([...el.querySelectorAll(".tool-label")].map((l) => l.textContent)).toEqual([
+      "Input",
+      "Output",
+    ]);
     expect(el.querySelector(".tool-input code .hljs-attr")?.textContent).toBe('"targetAgent"');
     expect(el.querySelector(".tool-output code")?.textContent).toBe('{\n  "reply": "ok"\n}');
   });
 
   it("changes signature when its output comes, and stays open if the user opened it", () => {
-    const e: Entry = { kind: "tool", id: "t1", name: "Bash", input: { command: "make" }, output: null, isError: false };
+    const e: Entry = {
+      kind: "tool",
+      id: "t1",
+      name: "Bash",
+      input: { command: "make" },
+      output: null,
+      isError: false,
+    };
     const before = signature(e);
     const view = entryView(e);
     (view.el as HTMLDetailsElement).open = true;
@@ -132,15 +146,23 @@ describe("a reply too long to format", () => {
     const more = view.el.querySelector(".fold-more") as HTMLButtonElement;
     click(more);
     expect(view.el.querySelectorAll(".folded-step")).toHaveLength(2);
-    expect(view.el.querySelector(".folded-text")?.textContent).toBe(LINE.slice(0, PREVIEW_CHARS + STEP_CHARS));
-    expect(view.el.querySelector(".fold-note")?.textContent).toBe("Showing 72 KiB of 192 KiB · plain text: too long to format");
+    expect(view.el.querySelector(".folded-text")?.textContent).toBe(
+      LINE.slice(0, PREVIEW_CHARS + STEP_CHARS),
+    );
+    expect(view.el.querySelector(".fold-note")?.textContent).toBe(
+      "Showing 72 KiB of 192 KiB · plain text: too long to format",
+    );
     click(more);
     click(more);
     expect(view.el.querySelectorAll(".folded-step")).toHaveLength(4);
-    expect(view.el.querySelector(".folded-text")?.textContent).toBe(LINE.slice(0, 3 * STEP_CHARS - 10));
+    expect(view.el.querySelector(".folded-text")?.textContent).toBe(
+      LINE.slice(0, 3 * STEP_CHARS - 10),
+    );
     expect(more.hidden).toBe(true);
     expect((view.el.querySelector(".fold-all") as HTMLButtonElement).hidden).toBe(true);
-    expect(view.el.querySelector(".fold-note")?.textContent).toBe("192 KiB · plain text: too long to format");
+    expect(view.el.querySelector(".fold-note")?.textContent).toBe(
+      "192 KiB · plain text: too long to format",
+    );
   });
 
   it("turns plain once it grows past the threshold, and markup in it stays text", () => {
@@ -153,7 +175,9 @@ describe("a reply too long to format", () => {
     view.update(e);
     expect(view.el.querySelector("h1")).toBeNull();
     expect(view.el.querySelector("script")).toBeNull();
-    expect(view.el.querySelector(".folded-step")?.textContent).toContain("<script>window.x = 1</script>");
+    expect(view.el.querySelector(".folded-step")?.textContent).toContain(
+      "<script>window.x = 1</script>",
+    );
   });
 });
 

@@ -55,7 +55,8 @@ class Replaced<E extends Entry> implements EntryView {
   update(e: Entry): number {
     const next = this.draw(e as E);
     // A tool call the user opened stays open when its output comes.
-    if (this.el instanceof HTMLDetailsElement && next instanceof HTMLDetailsElement) next.open = this.el.open;
+    if (this.el instanceof HTMLDetailsElement && next instanceof HTMLDetailsElement)
+      next.open = this.el.open;
     this.el.replaceWith(next);
     this.el = next;
     return 0;
@@ -209,5 +210,10 @@ function section(label: string, data: { text: string; json: boolean }, cls: stri
   const code = h("code.hljs", { class: data.json ? "language-json" : "" });
   if (data.json) code.innerHTML = renderCode(data.text, "json");
   else code.textContent = data.text;
-  return h("div.tool-section", { class: cls }, h("div.tool-label", {}, label), h("pre.tool-data", {}, code));
+  return h(
+    "div.tool-section",
+    { class: cls },
+    h("div.tool-label", {}, label),
+    h("pre.tool-data", {}, code),
+  );
 }

@@ -3,7 +3,14 @@
 // its own block of plain text (escaped by construction: a text node), laid out once. The text may
 // still grow (a reply streaming): the bar says how much is not shown yet.
 
-import { foldNote, PREVIEW_CHARS, PREVIEW_LINES, size, stepEnd, type TextLike } from "../model/longtext";
+import {
+  foldNote,
+  PREVIEW_CHARS,
+  PREVIEW_LINES,
+  size,
+  stepEnd,
+  type TextLike,
+} from "../model/longtext";
 import { copyButton } from "./copybutton";
 import { h } from "./dom";
 
@@ -11,8 +18,16 @@ export class FoldedText {
   readonly el = h("div.folded");
   private body = h("div.folded-text");
   private note = h("span.fold-note");
-  private more = h("button.btn.small.fold-more", { type: "button", onclick: () => this.reveal() }, "Show more");
-  private all = h("button.btn.small.fold-all", { type: "button", onclick: () => this.revealAll() }, "Show all");
+  private more = h(
+    "button.btn.small.fold-more",
+    { type: "button", onclick: () => this.reveal() },
+    "Show more",
+  );
+  private all = h(
+    "button.btn.small.fold-all",
+    { type: "button", onclick: () => this.revealAll() },
+    "Show all",
+  );
   private shown = 0;
   private frame = 0;
 
@@ -39,7 +54,9 @@ export class FoldedText {
 
   /** Show the next step (the preview first). */
   reveal(): void {
-    const end = this.shown ? stepEnd(this.text, this.shown) : stepEnd(this.text, 0, PREVIEW_CHARS, PREVIEW_LINES);
+    const end = this.shown
+      ? stepEnd(this.text, this.shown)
+      : stepEnd(this.text, 0, PREVIEW_CHARS, PREVIEW_LINES);
     if (end > this.shown) {
       this.body.append(h("div.folded-step", {}, this.text.slice(this.shown, end)));
       this.shown = end;

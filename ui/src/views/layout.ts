@@ -7,7 +7,14 @@
 import { MAXIMIZED_KEY, type Maximized, readMaximized, withMaximized } from "../model/maximized";
 import { equalSizes, isEqual, minShares, parentSplit, splitRefusal } from "../model/sizes";
 import { store } from "../model/state";
-import { dragSizes, focusAfterClose, leafIds, paneFlex, splitDirection, stepFocus } from "../model/tree";
+import {
+  dragSizes,
+  focusAfterClose,
+  leafIds,
+  paneFlex,
+  splitDirection,
+  stepFocus,
+} from "../model/tree";
 import type { LayoutNode, Split } from "../model/types";
 import { showError, showNotice } from "./banner";
 import { CellView } from "./cell";
@@ -16,7 +23,17 @@ import type { Action } from "./shortcuts";
 
 type CellAction = Extract<
   Action,
-  "next" | "prev" | "splitRight" | "splitDown" | "close" | "picker" | "maximize" | "equalize" | "find" | "copy" | "paste"
+  | "next"
+  | "prev"
+  | "splitRight"
+  | "splitDown"
+  | "close"
+  | "picker"
+  | "maximize"
+  | "equalize"
+  | "find"
+  | "copy"
+  | "paste"
 >;
 
 export class Workspace {
@@ -131,7 +148,8 @@ export class Workspace {
 
   private async runNow(action: CellAction, leafId: string): Promise<void> {
     const order = this.order();
-    const cell = order.find((c) => c.leafId === leafId) ?? order.find((c) => c.leafId === this.focusedId);
+    const cell =
+      order.find((c) => c.leafId === leafId) ?? order.find((c) => c.leafId === this.focusedId);
     if (!cell) return;
     switch (action) {
       case "next":
@@ -175,7 +193,10 @@ export class Workspace {
     this.maximizedId = leafId;
     this.drawMaximized();
     try {
-      localStorage.setItem(MAXIMIZED_KEY, JSON.stringify(withMaximized(keptMaximized(), this.renderedTab, leafId)));
+      localStorage.setItem(
+        MAXIMIZED_KEY,
+        JSON.stringify(withMaximized(keptMaximized(), this.renderedTab, leafId)),
+      );
     } catch {
       // no storage (private mode, quota): the cell is maximised until the page reloads
     }
@@ -270,7 +291,9 @@ export class Workspace {
       div.setPointerCapture(down.pointerId);
       this.dragging = true;
       div.classList.add("dragging");
-      const panes = [...container.children].filter((c) => c.classList.contains("pane")) as HTMLElement[];
+      const panes = [...container.children].filter((c) =>
+        c.classList.contains("pane"),
+      ) as HTMLElement[];
       let sizes = [...split.sizes];
       const total = split.direction === "row" ? container.clientWidth : container.clientHeight;
       const mins = minShares(split, total);

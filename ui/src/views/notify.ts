@@ -19,7 +19,8 @@ export function askPermissionOnGesture(): void {
   const ask = () => {
     window.removeEventListener("pointerdown", ask, true);
     window.removeEventListener("keydown", ask, true);
-    if (Notification.permission === "default") void Notification.requestPermission().catch(() => {});
+    if (Notification.permission === "default")
+      void Notification.requestPermission().catch(() => {});
   };
   window.addEventListener("pointerdown", ask, true);
   window.addEventListener("keydown", ask, true);

@@ -19,7 +19,11 @@ export class CommandPalette {
     "aria-autocomplete": "list",
     "aria-label": "Command",
   });
-  private list = h("ul.palette-list", { role: "listbox", id: `palette-list-${++ids}`, "aria-label": "Commands" });
+  private list = h("ul.palette-list", {
+    role: "listbox",
+    id: `palette-list-${++ids}`,
+    "aria-label": "Commands",
+  });
   private dialog = h(
     "div.palette",
     { role: "dialog", "aria-modal": "true", "aria-label": "Command palette" },
@@ -89,7 +93,8 @@ export class CommandPalette {
     else if (e.key === "PageUp") this.select(Math.max(0, this.selected - 8));
     else if (e.key === "Enter") this.choose(this.selected);
     else if (e.key === "Escape") this.close();
-    else if (e.key === "Tab") this.input.focus(); // nothing else to go to: focus stays
+    else if (e.key === "Tab")
+      this.input.focus(); // nothing else to go to: focus stays
     else return;
     e.preventDefault();
     e.stopPropagation();
@@ -114,7 +119,13 @@ export class CommandPalette {
           h("span.palette-keys", {}, ...c.keys.map((k) => h("kbd", {}, k))),
         ),
       ),
-      this.shown.length ? null : h("li.palette-empty.muted", { role: "option", "aria-disabled": "true" }, "No command matches"),
+      this.shown.length
+        ? null
+        : h(
+            "li.palette-empty.muted",
+            { role: "option", "aria-disabled": "true" },
+            "No command matches",
+          ),
     );
     this.select(this.shown.length ? selected : -1);
   }

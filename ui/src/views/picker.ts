@@ -9,13 +9,13 @@ import { h } from "./dom";
 
 export type PickHandler = (agent: AgentRow, view: View) => void;
 
-export function agentPicker(leafId: string, current: string | null, onPick: PickHandler): HTMLElement {
+export function agentPicker(
+  leafId: string,
+  current: string | null,
+  onPick: PickHandler,
+): HTMLElement {
   if (!store.agents.length) {
-    return h(
-      "div.picker-empty",
-      {},
-      "No agents yet. Create one in the Agents panel on the right.",
-    );
+    return h("div.picker-empty", {}, "No agents yet. Create one in the Agents panel on the right.");
   }
   const rows = store.agents.map((agent) => pickerRow(agent, leafId, current, onPick));
   // One tab stop: the current agent's row, else the first; arrows move between rows.
@@ -80,7 +80,10 @@ function pickerRow(
     option.moveHere
       ? h(
           "button.btn.small.move-here",
-          { title: `Show ${agent.name} here; its other cell empties`, onclick: () => void moveHere(agent.id, leafId) },
+          {
+            title: `Show ${agent.name} here; its other cell empties`,
+            onclick: () => void moveHere(agent.id, leafId),
+          },
           "Move here",
         )
       : null,

@@ -12,7 +12,8 @@ type WindowBridge = { pick_folder(): Promise<string | null> };
 
 /** The desktop window's bridge (pywebview `js_api`), absent in a browser. */
 function windowBridge(): WindowBridge | null {
-  const pywebview = (window as unknown as { pywebview?: { api?: Partial<WindowBridge> } }).pywebview;
+  const pywebview = (window as unknown as { pywebview?: { api?: Partial<WindowBridge> } })
+    .pywebview;
   return typeof pywebview?.api?.pick_folder === "function" ? (pywebview.api as WindowBridge) : null;
 }
 
@@ -43,7 +44,11 @@ export class OpenProjectDialog {
         "div.dialog-head",
         {},
         h("span.dialog-title", {}, "Open a project"),
-        h("button.btn.ghost.icon", { type: "button", title: "Close", onclick: () => this.close() }, "✕"),
+        h(
+          "button.btn.ghost.icon",
+          { type: "button", title: "Close", onclick: () => this.close() },
+          "✕",
+        ),
       ),
       this.chooser,
       h(
@@ -116,13 +121,21 @@ export class OpenProjectDialog {
             {
               type: "button",
               disabled: row.current || !row.exists,
-              title: row.current ? "Open now" : row.exists ? `Open ${row.root}` : "This folder is gone",
+              title: row.current
+                ? "Open now"
+                : row.exists
+                  ? `Open ${row.root}`
+                  : "This folder is gone",
               dataset: { root: row.root },
               onclick: () => void this.open(row.root),
             },
             h("span.recent-name", {}, row.name),
             h("span.recent-root", {}, row.root),
-            row.current ? h("span.badge", {}, "open") : !row.exists ? h("span.badge", {}, "missing") : null,
+            row.current
+              ? h("span.badge", {}, "open")
+              : !row.exists
+                ? h("span.badge", {}, "missing")
+                : null,
           ),
         ),
       ),
@@ -142,7 +155,10 @@ export class OpenProjectDialog {
 
   private async open(path: string): Promise<void> {
     if (this.busy) return;
-    if (!path) return this.setError(new ApiFailure({ code: "MISSING_FIELD", message: "Type a folder path." }));
+    if (!path)
+      return this.setError(
+        new ApiFailure({ code: "MISSING_FIELD", message: "Type a folder path." }),
+      );
     this.busy = true;
     this.el.classList.add("busy");
     this.setError(null);

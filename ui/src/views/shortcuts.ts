@@ -7,7 +7,17 @@ import { h } from "./dom";
 
 export type { Action } from "../model/keys";
 
-const NOT_TEXT = new Set(["button", "checkbox", "radio", "submit", "reset", "image", "color", "file", "range"]);
+const NOT_TEXT = new Set([
+  "button",
+  "checkbox",
+  "radio",
+  "submit",
+  "reset",
+  "image",
+  "color",
+  "file",
+  "range",
+]);
 
 /** Where a key press happens: in a terminal (xterm's text area), a text box, or elsewhere. */
 export function placeOf(target: EventTarget | null): KeyPlace {
@@ -28,7 +38,10 @@ export function terminalKeeps(e: KeyboardEvent): boolean {
 }
 
 /** Route shortcut keydowns anywhere in the page to a handler; `now` says what the workspace is in. */
-export function installShortcuts(run: (action: Action) => void, now: () => { maximized: boolean }): void {
+export function installShortcuts(
+  run: (action: Action) => void,
+  now: () => { maximized: boolean },
+): void {
   window.addEventListener("keydown", (e) => {
     if (e.isComposing || e.defaultPrevented) return;
     state = now();
@@ -99,6 +112,8 @@ export class HelpButton {
 }
 
 function notes(bindings: (typeof COMMANDS)[number]["bindings"]): (HTMLElement | null)[] {
-  const words = bindings.filter((b) => placeNote(b)).map((b) => `${keyLabel(b.spec)}: ${placeNote(b)}`);
+  const words = bindings
+    .filter((b) => placeNote(b))
+    .map((b) => `${keyLabel(b.spec)}: ${placeNote(b)}`);
   return words.length ? [h("span.help-note.muted", {}, ` (${words.join("; ")})`)] : [];
 }

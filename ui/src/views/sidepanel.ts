@@ -23,7 +23,11 @@ export class SidePanel {
 
   show(name: PanelName): void {
     this.current = name;
-    const labels: Record<PanelName, string> = { board: "Board", log: "Delegations", agents: "Agents" };
+    const labels: Record<PanelName, string> = {
+      board: "Board",
+      log: "Delegations",
+      agents: "Agents",
+    };
     clear(
       this.nav,
       ...(Object.keys(labels) as PanelName[]).map((n) =>
@@ -48,10 +52,7 @@ export class SidePanel {
   async refresh(): Promise<void> {
     if (this.current === "board") await this.board.refresh();
     else if (this.current === "log") await this.log.refresh();
-    else {
-      this.agents.render();
-      await this.agents.policy.load();
-    }
+    else await this.agents.policy.load(); // the agents' list follows the store
   }
 
   get active(): PanelName {

@@ -23,7 +23,8 @@ export class TabBar {
     if (!layouts) return clear(this.el);
     const hadFocus = this.list.contains(document.activeElement);
     const closable = layouts.tabs.length > 1;
-    if (!layouts.tabs.some((t) => t.id === this.current) || !hadFocus) this.current = layouts.active_tab;
+    if (!layouts.tabs.some((t) => t.id === this.current) || !hadFocus)
+      this.current = layouts.active_tab;
     clear(
       this.list,
       ...layouts.tabs.map((tab) => {
@@ -100,7 +101,8 @@ export class TabBar {
 
   private async activate(tabId: string): Promise<void> {
     this.current = tabId;
-    if (store.layouts?.active_tab !== tabId) await this.apply({ op: "set_active_tab", tab_id: tabId });
+    if (store.layouts?.active_tab !== tabId)
+      await this.apply({ op: "set_active_tab", tab_id: tabId });
   }
 
   private tabEl(tabId: string): HTMLElement | null {
@@ -110,7 +112,8 @@ export class TabBar {
   private onKey(e: KeyboardEvent): void {
     const tabs = store.layouts?.tabs ?? [];
     const target = (e.target as HTMLElement).closest<HTMLElement>(".tab");
-    if (!target || e.target !== target || !tabs.length || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (!target || e.target !== target || !tabs.length || e.altKey || e.ctrlKey || e.metaKey)
+      return;
     const i = tabs.findIndex((t) => t.id === target.dataset.tab);
     const go = (j: number) => {
       this.current = tabs[(j + tabs.length) % tabs.length].id;
@@ -124,7 +127,8 @@ export class TabBar {
     else if (e.key === "Home") go(0);
     else if (e.key === "End") go(tabs.length - 1);
     else if (e.key === "Enter" || e.key === " ") void this.activate(tabs[i].id);
-    else if (e.key === "Delete" && tabs.length > 1) void this.apply({ op: "close_tab", tab_id: tabs[i].id });
+    else if (e.key === "Delete" && tabs.length > 1)
+      void this.apply({ op: "close_tab", tab_id: tabs[i].id });
     else if (e.key === "F2") {
       const title = target.querySelector<HTMLElement>(".tab-title");
       if (title) this.rename(title, tabs[i].id, tabs[i].title);
@@ -134,7 +138,11 @@ export class TabBar {
 
   /** Edit the title in place: Enter or leaving the field saves, Escape cancels. */
   private rename(label: HTMLElement, tabId: string, current: string): void {
-    const input = h("input.tab-rename", { value: current, maxLength: 60, "aria-label": "Tab name" });
+    const input = h("input.tab-rename", {
+      value: current,
+      maxLength: 60,
+      "aria-label": "Tab name",
+    });
     let done = false;
     this.editing = true;
     const finish = (save: boolean) => {
@@ -142,7 +150,8 @@ export class TabBar {
       done = true;
       this.editing = false;
       const title = input.value.trim();
-      if (save && title && title !== current) void this.apply({ op: "rename_tab", tab_id: tabId, title });
+      if (save && title && title !== current)
+        void this.apply({ op: "rename_tab", tab_id: tabId, title });
       else this.render();
     };
     input.addEventListener("keydown", (ev) => {

@@ -90,7 +90,8 @@ function webglProbe(): WebglProbe {
 
 /** A link in a terminal: the system browser from the desktop window, a new tab in a browser. */
 function openLink(uri: string): void {
-  const bridge = (window as { pywebview?: { api?: { open_url?: (url: string) => unknown } } }).pywebview?.api;
+  const bridge = (window as { pywebview?: { api?: { open_url?: (url: string) => unknown } } })
+    .pywebview?.api;
   if (typeof bridge?.open_url === "function") {
     Promise.resolve(bridge.open_url(uri)).catch((e) => showError(e, "Open link"));
     return;
@@ -130,7 +131,9 @@ export type TerminalProbe = {
   replayedAt: { cols: number; rows: number } | null;
 };
 const probes = new Map<string, () => TerminalProbe>();
-(window as unknown as { ideaTerminals: { get(name: string): TerminalProbe | undefined } }).ideaTerminals = {
+(
+  window as unknown as { ideaTerminals: { get(name: string): TerminalProbe | undefined } }
+).ideaTerminals = {
   get: (name) => probes.get(name)?.(),
 };
 
@@ -191,7 +194,13 @@ export class TerminalView {
 
   /** The cell is (again) in the page: open the terminal the first time, refit it after. */
   show(): void {
-    if (this.disposed || !this.el.isConnected || this.el.clientWidth === 0 || this.el.clientHeight === 0) return;
+    if (
+      this.disposed ||
+      !this.el.isConnected ||
+      this.el.clientWidth === 0 ||
+      this.el.clientHeight === 0
+    )
+      return;
     if (this.opened) return this.scheduleFit();
     this.opened = true;
     this.open();
@@ -260,7 +269,8 @@ export class TerminalView {
       api.call("terminal.resize", { name: this.agentName, rows, cols }).catch(() => {});
       const r = await api.call<AttachResult>("terminal.attach", { name: this.agentName });
       if (this.disposed) {
-        if (r.attach_id) void api.call("terminal.detach", { attach_id: r.attach_id }).catch(() => {});
+        if (r.attach_id)
+          void api.call("terminal.detach", { attach_id: r.attach_id }).catch(() => {});
         return;
       }
       if (r.attach_id === null) {
@@ -370,7 +380,9 @@ export class TerminalView {
       // not allowed here: the browser's paste, into xterm's text area
     }
     if (document.execCommand("paste")) return;
-    showNotice("This window may not read the clipboard: press Ctrl+Shift+V in the terminal to paste.");
+    showNotice(
+      "This window may not read the clipboard: press Ctrl+Shift+V in the terminal to paste.",
+    );
   }
 
   private contextMenu(e: MouseEvent): void {
@@ -382,7 +394,13 @@ export class TerminalView {
     openMenu(
       { x: e.clientX, y: e.clientY },
       [
-        { label: "Copy", keys: "Ctrl+Shift+C", disabled: !selected, id: "copy", run: () => this.copy() },
+        {
+          label: "Copy",
+          keys: "Ctrl+Shift+C",
+          disabled: !selected,
+          id: "copy",
+          run: () => this.copy(),
+        },
         { label: "Paste", keys: "Ctrl+Shift+V", id: "paste", run: () => void this.paste() },
         { label: "Select all", id: "select-all", run: () => this.term.selectAll() },
         { label: "Find…", keys: "Ctrl+Shift+F", id: "find", run: () => this.find() },
@@ -401,7 +419,10 @@ export class TerminalView {
       rows: t.rows,
       renderer: this.renderer,
       fontSize: t.options.fontSize ?? 0,
-      proposed: proposed && Number.isFinite(proposed.cols) ? { cols: proposed.cols, rows: proposed.rows } : null,
+      proposed:
+        proposed && Number.isFinite(proposed.cols)
+          ? { cols: proposed.cols, rows: proposed.rows }
+          : null,
       lines: () => bufferLines(t),
       written: this.written,
       resyncs: this.resyncs,
@@ -419,7 +440,12 @@ export class TerminalView {
         new Promise<number>((resolve) => {
           const row = () => {
             const buf = t.buffer.active;
-            return buf.getLine(buf.baseY + buf.cursorY)?.translateToString(true).trim() ?? "";
+            return (
+              buf
+                .getLine(buf.baseY + buf.cursorY)
+                ?.translateToString(true)
+                .trim() ?? ""
+            );
           };
           if (row() === text) return resolve(performance.now());
           const sub = t.onWriteParsed(() => {
@@ -497,9 +523,25 @@ class FindBar {
       { role: "search", hidden: true },
       this.input,
       this.count,
-      h("button.btn.small.icon", { "aria-label": "Previous match", title: "Previous match (Shift+Enter)", onclick: () => this.step(-1) }, "↑"),
-      h("button.btn.small.icon", { "aria-label": "Next match", title: "Next match (Enter)", onclick: () => this.step(1) }, "↓"),
-      h("button.btn.small.icon", { "aria-label": "Close find", title: "Close (Escape)", onclick: () => this.close() }, "✕"),
+      h(
+        "button.btn.small.icon",
+        {
+          "aria-label": "Previous match",
+          title: "Previous match (Shift+Enter)",
+          onclick: () => this.step(-1),
+        },
+        "↑",
+      ),
+      h(
+        "button.btn.small.icon",
+        { "aria-label": "Next match", title: "Next match (Enter)", onclick: () => this.step(1) },
+        "↓",
+      ),
+      h(
+        "button.btn.small.icon",
+        { "aria-label": "Close find", title: "Close (Escape)", onclick: () => this.close() },
+        "✕",
+      ),
     );
     this.input.addEventListener("keydown", (e) => {
       if (e.key === "Enter") this.step(e.shiftKey ? -1 : 1);

@@ -8,7 +8,8 @@ that same thread with ``thread/resume``, and so does a session started with
 need no escaping), both in the ``thread/start`` / ``thread/resume`` request. Known limit (codex
 0.171.0, observed): on ``thread/resume`` Codex replays the thread's FIRST developer message and
 ignores the new ``developerInstructions``, so an edited agent context reaches a Codex agent only
-in a new conversation.
+in a new conversation. The process and its JSON-RPC are ``app_server.py``'s; this module maps
+the thread's turns (start, output, end, interrupt, usage, limits) onto the session.
 
 Why ``app-server`` and not one ``codex exec --json`` per turn (protocols/AGENT_CLI_PROTOCOLS.md
 §B.1-B.5, re-checked on codex 0.171.0):
@@ -33,13 +34,10 @@ Why ``app-server`` and not one ``codex exec --json`` per turn (protocols/AGENT_C
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 from collections.abc import Coroutine, Sequence
 from typing import Any
-
-import psutil
 
 from idea import __version__
 from idea.application.session_ports import AgentSession, StructuredSpec
@@ -48,20 +46,17 @@ from idea.domain.json_types import JsonObject
 from idea.domain.session_events import TurnFinished
 from idea.domain.usage import Usage
 from idea.infrastructure.clis.adapter import PROBE_TOOL
+from idea.infrastructure.clis.codex.app_server import AppServer, RpcRefused
 from idea.infrastructure.clis.codex.stream import (
     CodexMessage,
-    CodexStream,
     McpStartup,
     RateLimitsUpdated,
-    RpcResponse,
     ServerRequest,
     TurnEnded,
     TurnOutput,
     TurnStarted,
     UsageUpdated,
     answer_server_request,
-    encode_notification,
-    encode_request,
     thread_params,
     turn_params,
 )
@@ -69,24 +64,17 @@ from idea.infrastructure.clis.codex.usage import codex_rate_limit, codex_turn_us
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
 from idea.infrastructure.clis.ndjson import OverlongLine
 from idea.infrastructure.clis.turn_session import TurnSession
-from idea.infrastructure.processes.cli_process import CliProcess
 from idea.infrastructure.processes.system import SystemClock
-from idea.infrastructure.processes.tree import ProcessRecord, is_alive, kill_tree_async
 
 log = logging.getLogger(__name__)
 
 # initialize + thread/start, which waits for the required MCP bridge (Codex allows it 30 s).
 START_TIMEOUT_S = 90.0
 REQUEST_TIMEOUT_S = 15.0
-CLOSE_GRACE_S = 3.0
 _CLIENT_INFO: JsonObject = {
     "clientInfo": {"name": "idea", "title": "IdeA", "version": __version__},
     "capabilities": None,
 }
-
-
-class _RpcRefused(Exception):
-    """The app-server answered one of our requests with an error."""
 
 
 async def start_codex_session(
@@ -111,11 +99,7 @@ class CodexSession(TurnSession):
         )
         self._spec = spec
         self._argv = list(argv)
-        self._proc: CliProcess | None = None
-        self._generation = 0  # output and exit of an older process are ignored
-        self._stream = CodexStream()
-        self._pending: dict[int, asyncio.Future[JsonObject]] = {}
-        self._next_id = 0
+        self._server: AppServer | None = None
         self._turn_id: str | None = None
         # Set at turn/started (or at the turn's end): Codex refuses turn/interrupt before it
         # ("no active turn to interrupt", observed on 0.171.0 right after turn/start answered).
@@ -135,54 +119,46 @@ class CodexSession(TurnSession):
         """Each MCP server's start-up status, as Codex last reported it."""
 
     def pids(self) -> list[int]:
-        proc = self._proc
-        if proc is None or proc.exit_code is not None:
-            return []
-        pids = [proc.pid]
-        with contextlib.suppress(psutil.Error):
-            pids += [child.pid for child in psutil.Process(proc.pid).children(recursive=True)]
-        return pids
+        return self._server.pids() if self._server is not None else []
 
     # --- process ----------------------------------------------------------------------------
 
     async def _open(self, thread_id: str | None) -> None:
         """Spawn the app-server and open the thread; raises ``Unavailable``."""
-        self._generation += 1
-        generation = self._generation
-        self._stream = CodexStream()
-        proc = self._proc = await CliProcess.start(
+        server = self._server = await AppServer.start(
             self._argv,
+            name=self.name,
             cwd=self._spec.cwd,
             env=self._spec.env,
-            on_stdout=lambda data: self._on_stdout(generation, data),
-            on_exit=lambda code: self._on_exit(generation, code),
+            on_message=self._handle,
+            on_exit=self._on_exit,
         )
         verb = f"resume conversation {thread_id}" if thread_id else "start a conversation"
         try:
             async with asyncio.timeout(START_TIMEOUT_S):
                 await self._request("initialize", _CLIENT_INFO)
-                await proc.write(encode_notification("initialized"))
+                await server.notify("initialized")
                 method = "thread/resume" if thread_id else "thread/start"
                 result = await self._request(method, thread_params(self._spec, thread_id))
-        except (_RpcRefused, IdeaError, TimeoutError) as exc:
-            await self._abandon(proc)
+        except (RpcRefused, IdeaError, TimeoutError) as exc:
+            await self._abandon(server)
             reason = str(exc) or f"no answer within {START_TIMEOUT_S:g} s"
             if "stderr:" not in reason:
-                reason += _tail(proc)
+                reason += server.stderr_tail()
             raise Unavailable(f"codex could not {verb}: {reason}") from exc
         except BaseException:
-            await self._abandon(proc)
+            await self._abandon(server)
             raise
         thread = result.get("thread")
         new_id = thread.get("id") if isinstance(thread, dict) else None
         if not isinstance(new_id, str) or not new_id:
-            await self._abandon(proc)
+            await self._abandon(server)
             raise Unavailable(f"codex could not {verb}: its answer names no thread")
         self._set_conversation_id(new_id)
 
-    async def _abandon(self, proc: CliProcess) -> None:
-        self._generation += 1  # its exit is no news: the caller reports the failure
-        await proc.kill()
+    async def _abandon(self, server: AppServer) -> None:
+        server.forget()  # its exit is no news: the caller reports the failure
+        await server.kill()
 
     async def call_mcp_tool(self, tool: str, timeout: float = 30.0) -> str:
         """Call ``tool`` of IdeA's MCP server as Codex loaded it for this thread, with no model
@@ -212,63 +188,28 @@ class CodexSession(TurnSession):
         try:
             async with asyncio.timeout(timeout):
                 result = await self._request("mcpServer/tool/call", params)
-        except (TimeoutError, _RpcRefused, AgentFailed) as exc:
+        except (TimeoutError, RpcRefused, AgentFailed) as exc:
             raise Unavailable(f"codex could not call {tool}: {exc}") from None
         content = result.get("content")
         blocks = content if isinstance(content, list) else []
         return "".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
 
     async def _request(self, method: str, params: JsonObject) -> JsonObject:
-        """Send a request and wait for its result; raises ``_RpcRefused`` or ``AgentFailed``."""
-        proc = self._proc
-        if proc is None or proc.exit_code is not None:
+        """Send a request and wait for its result; raises ``RpcRefused`` or ``AgentFailed``."""
+        server = self._server
+        if server is None or not server.running:
             raise AgentFailed(f"{self.name}: codex is not running")
-        self._next_id += 1
-        request_id = self._next_id
-        future: asyncio.Future[JsonObject] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
-        try:
-            try:
-                await proc.write(encode_request(request_id, method, params))
-            except Unavailable as exc:
-                raise AgentFailed(f"{self.name}: codex stopped reading its input") from exc
-            return await future
-        finally:
-            self._pending.pop(request_id, None)
+        return await server.request(method, params)
 
-    def _on_stdout(self, generation: int, data: bytes) -> None:
-        if generation == self._generation:
-            for message in self._stream.feed(data):
-                self._handle(message)
-
-    def _on_exit(self, generation: int, code: int) -> None:
-        if generation != self._generation:
-            return
-        for message in self._stream.flush():
-            self._handle(message)
-        proc = self._proc
-        error = AgentFailed(f"codex exited with code {code}{_tail(proc)}")
-        self._fail_pending(error)
+    def _on_exit(self, error: AgentFailed) -> None:
         log.warning("%s: %s", self.name, error.message)
         self._fail_turn(error)
-
-    def _fail_pending(self, error: Exception) -> None:
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(error)
 
     # --- what Codex says ---------------------------------------------------------------------
 
     def _handle(self, message: CodexMessage) -> None:
-        if isinstance(message, RpcResponse):
-            rid = message.request_id
-            future = self._pending.get(rid) if isinstance(rid, int) else None
-            if future is not None and not future.done():
-                if message.error is None:
-                    future.set_result(message.result)
-                else:
-                    future.set_exception(_RpcRefused(message.error))
-        elif isinstance(message, ServerRequest):
+        """What the app-server says besides the answers to our requests."""
+        if isinstance(message, ServerRequest):
             log.info("%s: codex asked %s of a headless session", self.name, message.method)
             self._spawn(self._write(answer_server_request(message)))
         elif isinstance(message, TurnStarted):
@@ -348,7 +289,7 @@ class CodexSession(TurnSession):
     # --- turns ------------------------------------------------------------------------------------
 
     async def _start_turn(self, prompt: str) -> None:
-        if self._proc is None or self._proc.exit_code is not None:
+        if self._server is None or not self._server.running:
             await self._reopen()
         self._turn_id = None
         self._turn_started.clear()
@@ -359,7 +300,7 @@ class CodexSession(TurnSession):
         request.add_done_callback(_retrieve)
         try:
             result = await asyncio.wait_for(asyncio.shield(request), REQUEST_TIMEOUT_S)
-        except _RpcRefused as exc:
+        except RpcRefused as exc:
             raise AgentFailed(f"codex refused the turn: {exc}") from exc
         except TimeoutError:
             await self._recover()
@@ -403,7 +344,7 @@ class CodexSession(TurnSession):
         params: JsonObject = {"threadId": self.conversation_id, "turnId": turn_id}
         try:
             await asyncio.wait_for(self._request("turn/interrupt", params), REQUEST_TIMEOUT_S)
-        except _RpcRefused as exc:
+        except RpcRefused as exc:
             log.debug("%s: nothing to interrupt: %s", self.name, exc)  # the turn already ended
         except (AgentFailed, Unavailable):
             pass  # the process is gone (its exit has failed the turn) or the session is ending
@@ -411,33 +352,23 @@ class CodexSession(TurnSession):
     async def _recover(self) -> None:
         """The turn would not stop: kill this app-server; the next turn resumes the thread."""
         log.warning("%s: codex did not stop a turn; restarting it on the next turn", self.name)
-        proc, self._proc = self._proc, None
-        self._generation += 1
-        self._fail_pending(AgentFailed(f"{self.name}: codex was restarted"))
-        if proc is not None:
-            await proc.kill()
+        server, self._server = self._server, None
+        if server is not None:
+            server.forget()
+            server.fail_pending(AgentFailed(f"{self.name}: codex was restarted"))
+            await server.kill()
 
     async def _close(self) -> None:
-        self._generation += 1  # what it says from now on is no news: the session is ending
-        self._fail_pending(Unavailable(f"the session of {self.name} was shut down"))
-        proc = self._proc
-        if proc is None or proc.exit_code is not None:
+        server = self._server
+        if server is None:
             return
-        # Recorded first: once the app-server exits, its children are re-parented out of reach.
-        tree = [record for pid in self.pids() if (record := _record(pid)) is not None]
-        proc.close_stdin()  # Codex exits on EOF and stops its MCP servers itself
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(proc.wait(), CLOSE_GRACE_S)
-        await proc.kill()
-        for record in tree:
-            if is_alive(record):
-                await kill_tree_async(record.pid)
+        server.forget()  # what it says from now on is no news: the session is ending
+        server.fail_pending(Unavailable(f"the session of {self.name} was shut down"))
+        await server.close()
 
     async def _write(self, data: bytes) -> None:
-        proc = self._proc
-        if proc is not None:
-            with contextlib.suppress(Unavailable):
-                await proc.write(data)
+        if self._server is not None:
+            await self._server.write(data)
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
@@ -445,21 +376,10 @@ class CodexSession(TurnSession):
         task.add_done_callback(self._tasks.discard)
 
 
-def _tail(proc: CliProcess | None) -> str:
-    tail = proc.stderr_tail()[-2000:] if proc is not None else ""
-    return f"; stderr: {tail}" if tail else ""
-
-
 def _retrieve(future: asyncio.Future[JsonObject]) -> None:
     """Mark an outcome nobody awaits any more as seen (no "never retrieved" noise)."""
     if not future.cancelled():
         future.exception()
-
-
-def _record(pid: int) -> ProcessRecord | None:
-    with contextlib.suppress(IdeaError):
-        return ProcessRecord.of(pid)
-    return None
 
 
 async def probe_codex_mcp(session: AgentSession) -> str:

@@ -1,10 +1,12 @@
 """The MCP tools of IdeA (DESIGN.md §9.4): names, input schemas, arguments → commands → results.
 
-Invariant: tool names are a contract; every ``inputSchema`` is a closed JSON Schema object
-(``type: object``, ``additionalProperties: false``) and each declared argument maps to one field of
-the tool's wire action, so commands are built by ``validate_request`` exactly as at the other doors.
-The caller's identity is never an argument: it is the connection's requester. While an ask waits,
-its ``notifications/progress`` carry a strictly increasing ``progress``.
+Invariant: tool names are a contract; a tool is one registry line naming its command, whose
+declared fields (``idea.domain.wire_fields``) give its arguments (their attribute names), its
+closed ``inputSchema`` (``type: object``, ``additionalProperties: false``) and the parser that
+builds the command, so an argument is refused as the same field is at the other doors, under the
+argument's own name. The caller's identity is never an argument: it is the connection's
+requester. While an ask waits, its ``notifications/progress`` carry a strictly increasing
+``progress``.
 """
 
 from __future__ import annotations
@@ -12,16 +14,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from idea.application.ask_agent import DEFAULT_TURN_TIMEOUT_S
 from idea.application.caller import AskProgress
-from idea.domain.builtin_profiles import DEFAULT_PROFILE, builtin_profile_names
 from idea.domain.commands import (
-    TIMEOUT_MAX_S,
     AgentChanges,
     AskAgent,
     Command,
@@ -33,11 +31,10 @@ from idea.domain.commands import (
     StopAgent,
     UpdateAgentContext,
 )
-from idea.domain.errors import Forbidden, IdeaError, Invalid, MissingField
+from idea.domain.errors import Forbidden, IdeaError, Invalid
 from idea.domain.json_types import JsonObject, JsonValue
-from idea.domain.orchestrator_request import validate_request
 from idea.domain.outcome import OrchestratorOutcome
-from idea.domain.work_state import Status
+from idea.domain.wire_fields import fields_of, object_schema, parse
 
 # reply: the asked agent's final text; detail: the short acknowledgement; data: JSON for the model.
 ResultKind = Literal["reply", "detail", "data"]
@@ -48,33 +45,34 @@ IDENTITY_ARGUMENTS = frozenset(
     {"agent", "agent_id", "agentId", "requester", "requester_id", "requesterId", "caller"}
 )
 
-_SLUG = "lowercase letters, digits, '-' or '_', starting with a letter or digit"
-
-
-def _text(description: str, *, required: bool = True) -> JsonObject:
-    schema: JsonObject = {"type": "string", "description": description}
-    if required:
-        schema["minLength"] = 1
-    return schema
-
 
 @dataclass(frozen=True, slots=True)
 class Tool:
     name: str
     description: str
-    properties: JsonObject
-    required: tuple[str, ...] = ()
-    action: str | None = None  # wire action; None = answered without a command (agent list)
-    wire_names: tuple[tuple[str, str], ...] = ()  # (argument, wire field) where they differ
+    command_type: type[Command] | None = None  # None = answered without a command (agent list)
+    omit: tuple[str, ...] = ()  # command fields no model sets (an agent has no cell to name)
     result: ResultKind = "detail"
     self_only: bool = False  # acts on the caller: identity arguments are FORBIDDEN
 
+    def __post_init__(self) -> None:
+        self.input_schema()  # a field omitted that the command does not have fails at import
+
+    @property
+    def action(self) -> str | None:
+        """The wire action of the tool's command; None = answered without a command."""
+        return None if self.command_type is None else self.command_type.ACTION
+
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        if self.command_type is None:
+            return ()
+        return tuple(f.attr for f in fields_of(self.command_type) if f.attr not in self.omit)
+
     def input_schema(self) -> JsonObject:
-        schema: JsonObject = {"type": "object", "properties": self.properties}
-        if self.required:  # an empty "required" is refused by draft-04 validators
-            schema["required"] = list(self.required)
-        schema["additionalProperties"] = False
-        return schema
+        if self.command_type is None:
+            return {"type": "object", "properties": {}, "additionalProperties": False}
+        return object_schema(self.command_type, "argument", self.omit)
 
     def definition(self) -> JsonObject:
         return {
@@ -86,163 +84,94 @@ class Tool:
     def check_arguments(self, arguments: JsonObject) -> None:
         """Refuse undeclared arguments: ``Forbidden`` for an identity on a self-only tool, else
         ``Invalid`` listing the expected ones."""
+        expected = self.arguments
         for key in arguments:
-            if key in self.properties:
+            if key in expected:
                 continue
             if self.self_only and key in IDENTITY_ARGUMENTS:
                 raise Forbidden(
                     f"{self.name} only ever sets YOUR OWN row; your identity comes from the "
                     f"connection, so drop the {key!r} argument"
                 )
-            expected = ", ".join(self.properties) or "none"
-            raise Invalid(f"unknown argument {key!r} for {self.name}; expected: {expected}")
+            raise Invalid(
+                f"unknown argument {key!r} for {self.name}; expected: "
+                f"{', '.join(expected) or 'none'}"
+            )
 
     def command(self, arguments: JsonObject) -> Command:
         """The command these arguments ask for; raises ``Invalid``, ``MissingField``,
-        ``Forbidden``."""
-        if self.action is None:
+        ``Forbidden``, each naming the argument as the caller spelt it."""
+        if self.command_type is None:
             raise Invalid(f"{self.name} does not map to an orchestrator command")
         self.check_arguments(arguments)
-        to_wire = dict(self.wire_names)
-        wire: JsonObject = {"action": self.action}
-        for key, value in arguments.items():
-            wire[to_wire.get(key, key)] = value
-        try:
-            return validate_request(wire)
-        except MissingField as exc:
-            raise MissingField(self._argument(exc.field)) from None
-        except Invalid as exc:
-            raise Invalid(self._rename(exc.message)) from None
-
-    def _argument(self, wire_field: str) -> str:
-        for argument, wire in self.wire_names:
-            if wire == wire_field:
-                return argument
-        return wire_field
-
-    def _rename(self, message: str) -> str:
-        """Validation messages name wire fields; the model knows the tool's argument names."""
-        for argument, wire in self.wire_names:
-            message = re.sub(rf"\b{re.escape(wire)}\b", argument, message)
-        return message
+        return parse(self.command_type, arguments, "argument")
 
 
+# One line per tool: its name, what the model reads, its command; the arguments come from it.
 TOOLS: tuple[Tool, ...] = (
     Tool(
         "idea_list_agents",
         "List the agents of this project (name, profile, mode, description, whether it is "
         "running, board status) to find whom to ask or spawn.",
-        {},
         result="data",
     ),
     Tool(
         "idea_ask_agent",
         "Delegate a task to another agent and wait for its final reply (one ask at a time per "
         "agent). Errors: FORBIDDEN, DEPTH_EXCEEDED, BUDGET_EXCEEDED, RATE_LIMITED, TIMEOUT.",
-        {
-            "target": _text(f"name of the agent to ask ({_SLUG})"),
-            "task": _text("the complete task or question, self-contained"),
-            "timeout_s": {
-                "type": "number",
-                "minimum": 1,
-                "description": "seconds the agent may take to answer, at most "
-                f"{TIMEOUT_MAX_S:,.0f} (default: the project policy's ask_timeout_s, "
-                f"{DEFAULT_TURN_TIMEOUT_S:g} unless set)",
-            },
-        },
-        required=("target", "task"),
-        action=AskAgent.ACTION,
-        wire_names=(("target", "targetAgent"), ("timeout_s", "timeoutS")),
+        AskAgent,
         result="reply",
     ),
     Tool(
         "idea_spawn_agent",
         "Start an agent in the background, creating it first with this profile and context "
         "if it does not exist yet.",
-        {
-            "name": _text(f"agent name ({_SLUG})"),
-            "profile": _text(
-                f"CLI profile of a NEW agent: {', '.join(builtin_profile_names())} or a project "
-                f"profile (default {DEFAULT_PROFILE})",
-                required=False,
-            ),
-            "context": _text("role and instructions of a NEW agent (Markdown)", required=False),
-        },
-        required=("name",),
-        action=SpawnAgent.ACTION,
+        SpawnAgent,
+        omit=("node_id", "visible"),
     ),
     Tool(
         "idea_stop_agent",
         "Stop an agent's running session; its definition and context are kept.",
-        {"name": _text(f"agent name ({_SLUG})")},
-        required=("name",),
-        action=StopAgent.ACTION,
+        StopAgent,
     ),
     Tool(
         "idea_update_agent_context",
         "Replace an agent's context (its role and instructions, Markdown); it applies from "
         "its next session start.",
-        {
-            "name": _text(f"agent name ({_SLUG})"),
-            "context": _text("the new context, replacing the old one entirely"),
-        },
-        required=("name", "context"),
-        action=UpdateAgentContext.ACTION,
+        UpdateAgentContext,
     ),
     Tool(
         "idea_create_skill",
         "Create or replace a project skill every agent can use: a name, a one-line "
         "description of when to use it, and a Markdown body.",
-        {
-            "name": _text(f"skill name ({_SLUG})"),
-            "description": _text("one line: what the skill does and when to use it"),
-            "body": _text("the skill's instructions (Markdown)"),
-        },
-        required=("name", "description", "body"),
-        action=CreateSkill.ACTION,
+        CreateSkill,
     ),
     Tool(
         "idea_workstate_set",
         "Publish YOUR OWN status on the project's work-state board, with an optional intent, "
         "ticket and progress note; keep it current as you work.",
-        {
-            "status": {
-                "type": "string",
-                "enum": [s.value for s in Status],
-                "description": "working, waiting (on someone), blocked or idle",
-            },
-            "intent": _text("what you are trying to achieve, one line", required=False),
-            "ticket": _text("the ticket or issue you work on", required=False),
-            "progress": _text("where you are, one line", required=False),
-        },
-        required=("status",),
-        action=SetWorkState.ACTION,
+        SetWorkState,
         self_only=True,
     ),
     Tool(
         "idea_workstate_get",
         "Read the project's work-state board: every agent's status, intent, ticket, progress, "
         "liveness and queued asks.",
-        {},
-        action=GetProjectWorkState.ACTION,
+        GetProjectWorkState,
         result="data",
     ),
     Tool(
         "idea_agent_changes",
         "What an agent working in its own git worktree changed: each file with its status and "
         "line counts, and the unified diff (cut when long). To review its work before a merge.",
-        {"name": _text(f"agent name ({_SLUG})")},
-        required=("name",),
-        action=AgentChanges.ACTION,
+        AgentChanges,
         result="data",
     ),
     Tool(
         "idea_agent_merge",
         "Merge the work of an agent in its own git worktree into the project's current branch "
         "(uncommitted work committed first). On a conflict nothing changes; files are listed.",
-        {"name": _text(f"agent name ({_SLUG})")},
-        required=("name",),
-        action=MergeAgent.ACTION,
+        MergeAgent,
         result="data",
     ),
 )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from idea.application.ask_agent import DEFAULT_TURN_TIMEOUT_S
+from idea.application.ask_deadline import DEFAULT_TURN_TIMEOUT_S
 from idea.application.session_ports import McpServerEntry, StructuredSpec
 from idea.domain.errors import AgentFailed, Unavailable
 from idea.domain.profile import AdapterKind

@@ -4,7 +4,7 @@ import inspect
 import re
 from pathlib import Path
 
-from idea.app.ui.api import METHODS, UiApi
+from idea.app.ui.api import HANDLERS, METHODS, method_name
 from idea.domain.events import EVENT_TYPES
 
 API_MD = (Path(__file__).resolve().parents[4] / "ui" / "API.md").read_text(encoding="utf-8")
@@ -17,8 +17,9 @@ def test_every_method_is_documented_and_every_documented_method_exists():
 
 def test_the_documented_ordering_of_each_method_is_the_real_one():
     # "immediate" methods answer before the next request is read, which keeps keystrokes in order.
+    handlers = {method_name(h): h for h in HANDLERS}
     for name, kind in HEADINGS.items():
-        handler = getattr(UiApi, name.replace(".", "_"))
+        handler = handlers[name]
         assert inspect.iscoroutinefunction(handler) == (kind == "async"), name
 
 

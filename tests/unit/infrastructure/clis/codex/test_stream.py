@@ -4,7 +4,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from idea.application.ask_agent import DEFAULT_TURN_TIMEOUT_S
+from idea.application.ask_deadline import DEFAULT_TURN_TIMEOUT_S
 from idea.application.session_ports import McpServerEntry, StructuredSpec
 from idea.domain.profile import AdapterKind
 from idea.domain.session_events import TextDelta, ToolResult, ToolUse

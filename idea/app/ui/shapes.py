@@ -1,0 +1,246 @@
+"""The shapes the UI is sent that are built outside ``idea.app.ui`` (the layouts, the board, the
+delegation log, a chat's entries): declared here once, as ``TypedDict``s, for ui/src.
+
+Invariant: each shape says what its builder's ``to_json`` writes (the builder is named on each);
+``idea.app.ui.typegen`` writes them into ``ui/src/model/api.gen.ts`` under the same names (a
+name ending in ``Json`` loses it there: ``UsageJson`` is ``Usage``). Keys a newer IdeA may add to
+saved files (``extra``) are not listed.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+from idea.domain.commands import Source
+from idea.domain.layout import Direction, View
+from idea.domain.work_state import Status
+
+# --- layouts (domain/layout.py, ``Layouts.to_json``) ------------------------------------------
+
+
+class Leaf(TypedDict):
+    type: Literal["leaf"]
+    id: str
+    agent: str | None  # an agent id
+    view: View
+    agent_was_running: bool
+    conversation_id: str | None
+
+
+class Split(TypedDict):
+    type: Literal["split"]
+    id: str
+    direction: Direction
+    sizes: list[float]
+    children: list[Leaf | Split]
+
+
+class Tab(TypedDict):
+    id: str
+    title: str
+    root: Leaf | Split
+
+
+class LayoutsJson(TypedDict):
+    version: Literal[1]
+    tabs: list[Tab]
+    active_tab: str
+
+
+# --- what turns cost (domain/usage.py, ``Usage.to_json``) -------------------------------------
+
+
+class UsageJson(TypedDict):
+    """What turns cost, as their CLIs reported it (DESIGN.md §15)."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    total_tokens: int
+    cost_usd: float | None
+    turns: NotRequired[int]  # on an agent's totals only
+
+
+class RateLimitJson(TypedDict):
+    """The agent's CLI refused for a rate limit or a spent quota (its status is then blocked)."""
+
+    reason: str
+    resets_at_ms: int | None
+
+
+# --- the board (application/board.py, ``project_work_state``) ---------------------------------
+
+
+class Serving(TypedDict):
+    """The ask an agent answers now; ``requester`` None: the user."""
+
+    chain_id: str
+    depth: int
+    requester: str | None
+    deadline_at_ms: int
+    started_at_ms: int  # when its turn began
+    queued_ms: int  # how long the ask waited for it
+    source: Source | None
+
+
+class Waiting(TypedDict):
+    """An ask accepted for the agent that waits for its turn."""
+
+    chain_id: str
+    depth: int
+    requester: str | None
+    since_ms: int
+    source: Source | None
+    prompt: str  # its first 500 characters
+
+
+class LastDelegation(TypedDict):
+    target: str
+    at_ms: int
+    ok: bool
+    code: str | None
+    chain_id: NotRequired[str | None]
+    depth: NotRequired[int | None]
+
+
+class WorkRow(TypedDict):
+    agent_id: str
+    name: str
+    status: Status
+    intent: str | None
+    ticket: str | None
+    progress: str | None
+    last_delegation: LastDelegation | None
+    updated_at_ms: int | None
+    live: bool
+    mode: Literal["terminal", "structured"] | None
+    node_id: str | None
+    queued: int
+    usage: UsageJson | None  # totals since the project opened; None: no turn yet
+    hibernated: bool
+    serving: Serving | None
+    waiting: list[Waiting]
+    rate_limit: RateLimitJson | None
+
+
+class Chain(TypedDict):
+    """A chain in flight: one root ask and every ask made while serving it."""
+
+    chain_id: str
+    depth: int  # the deepest so far; root = 1
+    root_requester: str | None
+    root_target: str
+    agents: list[str]
+    started_at_ms: int
+    usage: UsageJson
+
+
+class WorkState(TypedDict):
+    agents: list[WorkRow]
+    chains: list[Chain]
+
+
+# --- the delegation log (application/orchestrator_service.py) ---------------------------------
+
+
+class Delegation(TypedDict):
+    """One processed command, as logged; prompt and reply clipped to 8000 characters."""
+
+    at_ms: int
+    source: Source
+    requester: str | None  # an agent id
+    requester_claimed: NotRequired[bool]  # a request file's word alone
+    requester_proven: NotRequired[bool]
+    action: str
+    target: str | None
+    prompt_chars: int | None
+    prompt: str | None
+    reply: str | None
+    duration_ms: int
+    ok: bool
+    code: str | None
+    # An ask's row (DESIGN.md §15); rows logged by an older IdeA may lack them.
+    chain_id: NotRequired[str | None]
+    depth: NotRequired[int | None]
+    ask_id: NotRequired[str | None]
+    parent_ask_id: NotRequired[str | None]
+    usage: NotRequired[UsageJson | None]  # the answering turn's
+    queued_ms: NotRequired[int | None]
+    started_at_ms: NotRequired[int]  # LOST rows: when the ask that never ended started
+
+
+# --- a chat (domain/session_events.py ``to_json``, app/chat_transcripts.py) --------------------
+
+
+class TextEntry(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+class ToolUseEntry(TypedDict):
+    type: Literal["tool_use"]
+    tool_id: str
+    name: str
+    input: object
+
+
+class ToolResultEntry(TypedDict):
+    type: Literal["tool_result"]
+    tool_id: str
+    output: str
+    is_error: bool
+
+
+class FinalEntry(TypedDict):
+    type: Literal["final"]
+    text: str
+    is_error: bool
+    error: str | None
+    conversation_id: str | None
+    usage: NotRequired[UsageJson | None]
+    rate_limit: NotRequired[RateLimitJson | None]
+    interrupted: NotRequired[bool]  # it failed because it was interrupted
+
+
+class TurnStartedEntry(TypedDict):
+    """A turn began: the task it was given and who asked (None: the UI or a request file)."""
+
+    type: Literal["turn_started"]
+    requester_id: str | None
+    prompt: str
+
+
+SessionEntry = TextEntry | ToolUseEntry | ToolResultEntry | FinalEntry | TurnStartedEntry
+
+
+class Seq(TypedDict):
+    seq: int
+
+
+class ChatHistory(TypedDict):
+    entries: list[SessionEntry]  # each with its ``seq``: see ``ChatEntry`` in ui/src
+    seq: int
+    queued: int
+
+
+# --- events the UI server pushes itself (app/ui/server.py) ------------------------------------
+
+
+class ChatEventWho(TypedDict):
+    """``ChatEvent`` is this, the entry and its ``seq``."""
+
+    agent_id: str
+    agent_name: str
+
+
+class ProjectOpened(TypedDict):
+    id: str
+    name: str
+    root: str
+
+
+class TerminalExit(TypedDict):
+    agent_id: str
+    agent_name: str
+    exit_code: int

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from idea.domain.errors import Unavailable
 from idea.infrastructure.clis.console_text import strip_ansi
 from idea.infrastructure.clis.declaration import MCP_SERVER_NAME
+from idea.infrastructure.processes.executables import start_errors
 
 _OURS = re.compile(rf"^\S+\s+{re.escape(MCP_SERVER_NAME)}:\s")
 
@@ -22,7 +23,7 @@ async def run_mcp_list(
     cli: str, argv: Sequence[str], cwd: str, env: Mapping[str, str], timeout: float
 ) -> str:
     """Run ``argv`` (the CLI's ``mcp list``) and return its output. Raises ``Unavailable``."""
-    try:
+    with start_errors(f"{cli} mcp list"):
         proc = await asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
@@ -31,8 +32,6 @@ async def run_mcp_list(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
         )
-    except OSError as exc:
-        raise Unavailable(f"{cli} mcp list could not start: {exc}") from exc
     try:
         async with asyncio.timeout(timeout):
             out, _ = await proc.communicate()

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from idea.domain.errors import Unavailable
+from idea.infrastructure.processes.executables import start_errors
 from idea.infrastructure.processes.subreaper import register_waited, release_waited
 from idea.infrastructure.processes.tree import SESSION_TAG_VAR, kill_tagged, kill_tree_async
 
@@ -76,7 +77,7 @@ class CliProcess:
             # Its own session: the tree can be signalled as a group, and a Ctrl+C in the
             # terminal that started IdeA does not reach the agents.
             kwargs["start_new_session"] = True
-        try:
+        with start_errors(argv[0]):
             proc = await asyncio.create_subprocess_exec(
                 *argv,
                 cwd=cwd,
@@ -86,8 +87,6 @@ class CliProcess:
                 stderr=asyncio.subprocess.PIPE,
                 **kwargs,  # type: ignore[arg-type]
             )
-        except OSError as exc:
-            raise Unavailable(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
         tag = env.get(SESSION_TAG_VAR)
         process = cls(proc, os.path.basename(argv[0]), on_stdout, on_exit, tag)
         if sys.platform == "win32":  # what leaves the tree is still in the job

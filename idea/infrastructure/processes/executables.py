@@ -22,18 +22,38 @@ import os
 import platform
 import shutil
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from idea.domain.errors import Unavailable
 from idea.domain.profile import Profile
 
-__all__ = ["NATIVE_BINARIES", "DetectedCli", "detect", "detect_all", "resolve_executable"]
+__all__ = [
+    "NATIVE_BINARIES",
+    "DetectedCli",
+    "detect",
+    "detect_all",
+    "resolve_executable",
+    "start_errors",
+]
 
 _SHIM_SUFFIXES = (".cmd", ".bat", ".ps1")
 _SCRIPT_SUFFIXES = (".js", ".cjs", ".mjs")
 _MAX_SEARCH_DEPTH = 8
 _HEAD = 256  # bytes read to tell a script from a binary
+
+
+@contextmanager
+def start_errors(program: str) -> Iterator[None]:
+    """The one translation of a program that could not be started (not found, not executable,
+    out of processes): any ``OSError`` inside becomes ``Unavailable("cannot start <program>:
+    <the OS's reason>")``, chained."""
+    try:
+        yield
+    except OSError as exc:
+        raise Unavailable(f"cannot start {program}: {exc.strerror or exc}") from exc
 
 
 @dataclass(frozen=True, slots=True)

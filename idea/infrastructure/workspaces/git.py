@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from idea.domain.errors import Internal, Unavailable, Untrusted
+from idea.infrastructure.processes.executables import start_errors
 
 TIMEOUT_S = 120.0
 # Never a prompt (credentials, an editor for a merge message), never a pager, messages in English.
@@ -123,22 +124,21 @@ def _run(
     argv: list[str], cwd: Path, env: dict[str, str], stdin: str | None
 ) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(
-            argv,
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=TIMEOUT_S,
-            check=False,
-            input=stdin,
-        )
+        with start_errors("git"):
+            return subprocess.run(
+                argv,
+                cwd=cwd,
+                env=env,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=TIMEOUT_S,
+                check=False,
+                input=stdin,
+            )
     except subprocess.TimeoutExpired:
         raise Internal(f"git {' '.join(argv[-1:])} did not finish within {TIMEOUT_S:g} s") from None
-    except OSError as exc:
-        raise Unavailable(f"git could not start: {exc}") from exc
 
 
 def _checked(
@@ -260,7 +260,7 @@ def listing_and_patch(
     env = _read_env(cwd, exe)
     if index is not None:
         env["GIT_INDEX_FILE"] = str(index)
-    try:
+    with start_errors("git"):
         proc = subprocess.Popen(
             _read_argv(exe, ["diff", "--raw", "-p", "-z", *args]),
             cwd=cwd,
@@ -271,8 +271,6 @@ def listing_and_patch(
             encoding="utf-8",
             errors="replace",
         )
-    except OSError as exc:
-        raise Unavailable(f"git could not start: {exc}") from exc
     with proc:
         assert proc.stdout is not None
         chunks: list[str] = []

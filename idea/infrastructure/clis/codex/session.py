@@ -41,6 +41,7 @@ from typing import Any
 
 from idea import __version__
 from idea.application.session_ports import AgentSession, StructuredSpec
+from idea.application.tasks import TaskSet
 from idea.domain.errors import AgentFailed, IdeaError, Invalid, Unavailable
 from idea.domain.json_types import JsonObject
 from idea.domain.session_events import TurnFinished
@@ -106,7 +107,8 @@ class CodexSession(TurnSession):
         self._turn_started = asyncio.Event()
         self._last_started: str | None = None
         self._orphan: str | None = None  # a turn whose caller gave up before it was named
-        self._tasks: set[asyncio.Task[None]] = set()
+        # Answers to the server's requests and interrupts sent on their own; ended at close.
+        self._tasks = TaskSet(f"codex session {self.name}")
         self._usage_before: JsonObject = {}
         self._usage_after: JsonObject = {}  # the thread's totals as this turn reported them
         self._limits: JsonObject = {}  # the account's limit windows as this turn reported them
@@ -360,20 +362,18 @@ class CodexSession(TurnSession):
 
     async def _close(self) -> None:
         server = self._server
-        if server is None:
-            return
-        server.forget()  # what it says from now on is no news: the session is ending
-        server.fail_pending(Unavailable(f"the session of {self.name} was shut down"))
-        await server.close()
+        if server is not None:
+            server.forget()  # what it says from now on is no news: the session is ending
+            server.fail_pending(Unavailable(f"the session of {self.name} was shut down"))
+            await server.close()
+        await self._tasks.close()
 
     async def _write(self, data: bytes) -> None:
         if self._server is not None:
             await self._server.write(data)
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.spawn(coro)
 
 
 def _retrieve(future: asyncio.Future[JsonObject]) -> None:

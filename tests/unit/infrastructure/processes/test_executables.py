@@ -2,12 +2,18 @@
 native binary or run under node; other links are run as found; installer folders off PATH count."""
 
 import os
+import re
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from idea.domain.errors import Unavailable
+from idea.infrastructure.clis.mcp_list import run_mcp_list
 from idea.infrastructure.processes import executables
-from idea.infrastructure.processes.executables import resolve_executable
+from idea.infrastructure.processes.cli_process import CliProcess
+from idea.infrastructure.processes.executables import resolve_executable, start_errors
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX symlinks and PATH")
 
@@ -163,3 +169,23 @@ def test_a_shell_script_in_a_package_runs_as_itself(tmp_path):
 def test_a_missing_command_names_itself(tmp_path):
     found = resolve_executable("no-such-cli", str(tmp_path), str(tmp_path))
     assert (found.path, found.reason) == (None, "'no-such-cli' is not on PATH")
+
+
+@pytest.mark.timeout(10)
+def test_a_program_that_cannot_start_is_unavailable_naming_it(tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-such-cli")
+    with pytest.raises(Unavailable) as err, start_errors("the tool"):
+        subprocess.run([missing], check=False)
+    assert err.value.message == "cannot start the tool: No such file or directory"
+    assert isinstance(err.value.__cause__, FileNotFoundError)
+
+
+@pytest.mark.timeout(10)
+async def test_every_way_of_starting_a_program_says_so_alike(tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-such-cli")
+    with pytest.raises(Unavailable, match=r"^cannot start qwen mcp list: No such file"):
+        await run_mcp_list("qwen", [missing, "mcp", "list"], str(tmp_path), {}, 5)
+    with pytest.raises(Unavailable, match=rf"^cannot start {re.escape(missing)}: No such file"):
+        await CliProcess.start(
+            [missing], cwd=str(tmp_path), env={}, on_stdout=lambda _: None, on_exit=lambda _: None
+        )

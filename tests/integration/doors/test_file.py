@@ -129,9 +129,14 @@ async def test_a_flood_of_1000_requests_loses_nothing(runtime):
             path = folder / f"{request_id}.response.json"
             if request_id not in answers and path.exists():
                 answers[request_id] = json.loads(path.read_text(encoding="utf-8"))
-        return len(answers) == len(ids)
+        # The response is written before its request is moved to done/ and counted: wait for both.
+        return (
+            len(answers) == len(ids)
+            and len(list((folder / "done").glob("*.request.json"))) == len(ids)
+            and runtime.file_door.answered == len(ids)
+        )
 
-    await until(all_answered, 100, "every request answered", poll_s=0.05)
+    await until(all_answered, 100, "every request answered and filed", poll_s=0.05)
     assert all(a["ok"] for a in answers.values())
     assert [answers[f"f{i:04d}"]["reply"] for i in range(1, 1000, 2)] == [
         f"echo: n{i}" for i in range(1, 1000, 2)

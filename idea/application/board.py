@@ -20,7 +20,7 @@ from idea.application.live_sessions import LiveSessions
 from idea.application.ports import AgentStore, Clock, WorkStateStore
 from idea.domain.commands import GetProjectWorkState
 from idea.domain.errors import IdeaError
-from idea.domain.events import AgentRateLimited, AgentTurnFinished, DomainEvent, LiveStateChanged
+from idea.domain.events import AgentRateLimited, AgentTurnFinished, DomainEvent, WorkStateChanged
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.outcome import OrchestratorOutcome
 from idea.domain.work_state import Status, WorkRow, WorkState
@@ -160,7 +160,7 @@ class RateLimitRows:
         except IdeaError as exc:  # the board is a view: a store that fails is logged, not fatal
             log.warning("could not mark %s rate-limited: %s", agent_id, exc.message)
             return
-        self._bus.publish(LiveStateChanged(agent_id, after.rows[agent_id].status))
+        self._bus.publish(WorkStateChanged(agent_id, after.rows[agent_id].status))
 
 
 async def get_project_work_state(

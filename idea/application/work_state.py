@@ -14,7 +14,7 @@ from idea.application.event_bus import EventPublisher
 from idea.application.ports import AgentStore, Clock, WorkStateStore
 from idea.domain.commands import SetWorkState
 from idea.domain.errors import Forbidden, NotFound
-from idea.domain.events import LiveStateChanged
+from idea.domain.events import WorkStateChanged
 from idea.domain.json_types import JsonObject
 from idea.domain.outcome import OrchestratorOutcome
 from idea.domain.work_state import Status, WorkRow, WorkState
@@ -54,7 +54,7 @@ def set_own_row(
         return state.merge(row)
 
     after = store.update(change)
-    events.publish(LiveStateChanged(requester_id, command.status))
+    events.publish(WorkStateChanged(requester_id, command.status))
     return after.rows[requester_id]
 
 

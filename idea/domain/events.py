@@ -145,7 +145,7 @@ class OrchestratorRequestProcessed:
 
 
 @dataclass(frozen=True, slots=True)
-class LiveStateChanged:
+class WorkStateChanged:
     agent_id: str
     status: Status
 
@@ -358,7 +358,7 @@ DomainEvent: TypeAlias = (
     | AgentStopped
     | AgentReplied
     | OrchestratorRequestProcessed
-    | LiveStateChanged
+    | WorkStateChanged
     | AgentTurnStarted
     | AgentQueueChanged
     | AgentTurnFinished

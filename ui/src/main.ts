@@ -116,7 +116,7 @@ const refreshLog = debounce(() => panel.active === "log" && void panel.log.refre
 for (const ev of ["AgentsChanged", "AgentLaunched", "AgentStopped", "TerminalExit"] as const) {
   api.on(ev, () => (reloadAgents(), refreshBoard(), refreshLog()));
 }
-api.on("LiveStateChanged", () => (reloadAgents(), refreshBoard()));
+api.on("WorkStateChanged", () => (reloadAgents(), refreshBoard()));
 api.on("AgentReplied", refreshBoard);
 // A turn starting serves an ask; one ending adds to the agent's and its chain's usage.
 api.on("AgentTurnStarted", refreshBoard);
@@ -145,7 +145,7 @@ api.on("AgentTurnFinished", (d) => {
   }, 400);
 });
 const lastStatus = new Map<string, string>();
-api.on("LiveStateChanged", (d) => {
+api.on("WorkStateChanged", (d) => {
   const id = d.agent_id;
   const status = d.status;
   const was = lastStatus.get(id);

@@ -27,10 +27,10 @@ from idea.domain.events import (
     CliVersionChanged,
     DomainEvent,
     LayoutChanged,
-    LiveStateChanged,
     OrchestratorRequestProcessed,
     ProjectTrustChanged,
     StoreFileQuarantined,
+    WorkStateChanged,
 )
 from idea.domain.profile import Mode
 from idea.domain.usage import Usage
@@ -43,7 +43,7 @@ EVENTS: list[DomainEvent] = [
     AgentReplied("a2", "architect", "a1", 5, "hello"),
     OrchestratorRequestProcessed(Source.MCP, "a1", "agent.message", "architect", True, 120),
     OrchestratorRequestProcessed(Source.FILE, None, "agent.stop", "qa", False, 3, "NOT_FOUND"),
-    LiveStateChanged("a1", Status.BLOCKED),
+    WorkStateChanged("a1", Status.BLOCKED),
     AgentTurnStarted("a1", "dev", "a2", "do it", 5),
     AgentQueueChanged("a1", 2),
     AgentTurnFinished("a1", ok=True),
@@ -75,7 +75,7 @@ def test_to_json_is_tagged_and_carries_every_field(event: DomainEvent) -> None:
 
 def test_enum_fields_go_out_as_plain_strings() -> None:
     assert AgentLaunched("a1", "dev", Mode.STRUCTURED).to_json()["mode"] == "structured"
-    assert LiveStateChanged("a1", Status.IDLE).to_json()["status"] == "idle"
+    assert WorkStateChanged("a1", Status.IDLE).to_json()["status"] == "idle"
     processed = OrchestratorRequestProcessed(Source.UI, None, "workstate.get", None, True, 0)
     assert processed.to_json()["source"] == "ui"
     assert {s.value for s in Source} == {"ui", "file", "mcp"}
@@ -123,7 +123,7 @@ def test_request_processed_code_is_set_exactly_when_not_ok() -> None:
 
 def test_work_state_changed_refuses_an_unknown_status() -> None:
     with pytest.raises(Invalid):
-        LiveStateChanged("a1", "sleeping")  # type: ignore[arg-type]
+        WorkStateChanged("a1", "sleeping")  # type: ignore[arg-type]
 
 
 def test_a_turn_start_clips_a_long_prompt_and_keeps_its_length() -> None:

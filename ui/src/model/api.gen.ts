@@ -637,8 +637,8 @@ export type OrchestratorRequestProcessed = {
   parent_ask_id: string | null;
 };
 
-export type LiveStateChanged = {
-  type: "LiveStateChanged";
+export type WorkStateChanged = {
+  type: "WorkStateChanged";
   agent_id: string;
   status: "working" | "waiting" | "blocked" | "idle";
 };
@@ -791,7 +791,7 @@ export interface Events {
   AgentStopped: AgentStopped;
   AgentReplied: AgentReplied;
   OrchestratorRequestProcessed: OrchestratorRequestProcessed;
-  LiveStateChanged: LiveStateChanged;
+  WorkStateChanged: WorkStateChanged;
   AgentTurnStarted: AgentTurnStarted;
   AgentQueueChanged: AgentQueueChanged;
   AgentTurnFinished: AgentTurnFinished;

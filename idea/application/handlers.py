@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
 
 from idea.application.ask_agent import ask_agent
-from idea.application.board import get_project_work_state
 from idea.application.create_skill import create_skill
+from idea.application.project_work_state import get_project_work_state
 from idea.application.review_workspace import agent_changes, discard_agent_changes, merge_agent
 from idea.application.run_agent import run_agent
 from idea.application.spawn_agent import spawn_agent

@@ -27,7 +27,6 @@ from idea.application.ask_agent import AgentAsker
 from idea.application.ask_deadline import DEADLINE_MARGIN_S, AskTimes
 from idea.application.ask_lines import AskLines
 from idea.application.ask_turn import AgentTurns
-from idea.application.board import RateLimitRows
 from idea.application.chains import Chains
 from idea.application.event_bus import EventBus
 from idea.application.handlers import HANDLERS, Handler
@@ -52,6 +51,7 @@ from idea.application.ports import (
 )
 from idea.application.session_ports import SessionStarter
 from idea.application.stop_agent import AgentStopper
+from idea.application.work_state import RateLimitRows
 from idea.application.workspace_trust import WorkspaceTrust
 from idea.domain.agent import AgentIdReassigned
 from idea.domain.builtin_profiles import builtin_profiles

@@ -72,7 +72,7 @@ class RateLimitJson(TypedDict):
     resets_at_ms: int | None
 
 
-# --- the board (application/board.py, ``project_work_state``) ---------------------------------
+# --- the work state (application/project_work_state.py) --------------------------------------
 
 
 class Serving(TypedDict):

@@ -8,7 +8,7 @@ import contextlib
 
 import pytest
 
-from idea.application.board import serving_json
+from idea.application.project_work_state import serving_json
 from idea.domain import commands as c
 from idea.domain.agent import Agent
 from idea.domain.errors import Forbidden, IdeaTimeout

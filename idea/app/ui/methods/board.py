@@ -12,7 +12,7 @@ from idea.app.ui.context import UiContext
 from idea.app.ui.params import NoParams, bounded
 from idea.app.ui.rows import LostAsk, lost_ask_rows
 from idea.app.ui.shapes import Delegation, WorkState
-from idea.application.board import project_work_state
+from idea.application.project_work_state import project_work_state
 
 DELEGATIONS_DEFAULT, DELEGATIONS_MAX = 100, 1000
 

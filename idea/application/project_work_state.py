@@ -1,31 +1,22 @@
-"""The board (``workstate.get``): every agent's row with what the orchestrator knows of it now
-(queue, usage, hibernation, the chain hop it answers, a rate limit), and the chains in flight.
-
-Also the one system act on rows that governance makes: a rate-limit refusal marks the agent
-``blocked`` (DESIGN.md §15).
+"""The project's work state as read (``workstate.get``): every agent's row with what the
+orchestrator knows of it now (queue, usage, hibernation, the chain hop it answers, a rate limit),
+and the chains in flight.
 """
 
 from __future__ import annotations
-
-import logging
-from dataclasses import replace
 
 from idea.application.ask_agent import AgentAsker
 from idea.application.ask_lines import Serving, Waiting
 from idea.application.caller import Caller
 from idea.application.chains import Chain, Hop
-from idea.application.event_bus import EventBus
 from idea.application.hibernation import Hibernation
 from idea.application.live_sessions import LiveSessions
-from idea.application.ports import AgentStore, Clock, WorkStateStore
+from idea.application.ports import AgentStore, WorkStateStore
+from idea.application.work_state import RATE_LIMIT_KEY
 from idea.domain.commands import GetProjectWorkState
-from idea.domain.errors import IdeaError
-from idea.domain.events import AgentRateLimited, AgentTurnFinished, DomainEvent, WorkStateChanged
 from idea.domain.json_types import JsonObject, JsonValue
 from idea.domain.outcome import OrchestratorOutcome
-from idea.domain.work_state import Status, WorkRow, WorkState
-
-log = logging.getLogger(__name__)
+from idea.domain.work_state import Status
 
 
 def project_work_state(
@@ -115,52 +106,6 @@ def chain_json(chain: Chain, names: dict[str, str]) -> JsonObject:
         "started_at_ms": chain.started_at_ms,
         "usage": chain.usage.to_json(),
     }
-
-
-RATE_LIMIT_KEY = "rate_limit"
-
-
-class RateLimitRows:
-    """System act (DESIGN.md §15): a CLI's rate-limit refusal marks its agent's row ``blocked``
-    with the reason and reset time; the agent's next successful turn clears it."""
-
-    def __init__(self, store: WorkStateStore, bus: EventBus, clock: Clock) -> None:
-        self._store = store
-        self._bus = bus
-        self._clock = clock
-        self.close = bus.subscribe(self._on_event)
-
-    def _on_event(self, event: DomainEvent) -> None:
-        if isinstance(event, AgentRateLimited):
-            self._set(event.agent_id, event.limit.to_json())
-        elif isinstance(event, AgentTurnFinished) and event.ok:
-            row = self._store.load().rows.get(event.agent_id)
-            if row is not None and RATE_LIMIT_KEY in row.extra:
-                self._set(event.agent_id, None)
-
-    def _set(self, agent_id: str, limit: JsonObject | None) -> None:
-        now = self._clock.now_ms()
-
-        def change(state: WorkState) -> WorkState:
-            current = state.rows.get(agent_id) or WorkRow(agent_id, Status.IDLE, now)
-            extra = {k: v for k, v in current.extra.items() if k != RATE_LIMIT_KEY}
-            if limit is not None:
-                extra[RATE_LIMIT_KEY] = limit
-            row = replace(
-                current,
-                status=Status.BLOCKED if limit is not None else Status.IDLE,
-                progress=f"rate-limited: {limit['reason']}" if limit is not None else None,
-                extra=extra,
-                updated_at_ms=max(now, current.updated_at_ms + 1),
-            )
-            return state.merge(row)
-
-        try:
-            after = self._store.update(change)
-        except IdeaError as exc:  # the board is a view: a store that fails is logged, not fatal
-            log.warning("could not mark %s rate-limited: %s", agent_id, exc.message)
-            return
-        self._bus.publish(WorkStateChanged(agent_id, after.rows[agent_id].status))
 
 
 async def get_project_work_state(

@@ -18,7 +18,16 @@ from typing import Any
 from idea.app.project_host import ProjectHost
 from idea.app.terminal_stream import TerminalViews
 from idea.app.ui.context import Doctor, UiContext
-from idea.app.ui.methods import agents, board, chat, layouts, project, sessions, workspace
+from idea.app.ui.methods import (
+    agents,
+    chat,
+    layouts,
+    logs,
+    project,
+    sessions,
+    work_state,
+    workspace,
+)
 from idea.app.ui.params import read_params, type_hints
 from idea.domain.errors import CorruptFile, Invalid, MissingField
 from idea.domain.json_types import JsonObject
@@ -40,7 +49,7 @@ HANDLERS: tuple[Handler, ...] = (
     *(sessions.session_launch, sessions.session_stop, sessions.session_move),
     *(sessions.terminal_attach, sessions.terminal_detach, sessions.terminal_write),
     *(sessions.terminal_resize, chat.chat_send, chat.chat_history, chat.chat_interrupt),
-    *(board.workstate_get, board.delegations_recent, board.problems_list, project.doctor_run),
+    *(work_state.workstate_get, logs.delegations_recent, logs.problems_list, project.doctor_run),
     *(workspace.workspace_changes, workspace.workspace_merge, workspace.workspace_discard),
     *(workspace.workspace_summary, project.trust_get, project.trust_grant, project.policy_get),
     *(project.policy_set, project.hosts_list),

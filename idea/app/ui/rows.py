@@ -267,13 +267,13 @@ def agent_rows(runtime: ProjectRuntime, agents: list[Agent]) -> list[AgentRow]:
     s = runtime.services
     profiles = s.profiles.all()
     live = {a.agent_id: a for a in runtime.sessions.live_agents()}
-    board_rows = s.work_state.load().rows
+    work_rows = s.work_state.load().rows
     rows: list[AgentRow] = []
     for agent in agents:
         profile = profiles.get(agent.profile)
         running = live.get(agent.id)
         mode = running.mode if running else agent.mode or (profile and profile.default_mode)
-        row = board_rows.get(agent.id)
+        row = work_rows.get(agent.id)
         shown: AgentRow = {
             "id": agent.id,
             "name": agent.name,

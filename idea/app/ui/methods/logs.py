@@ -1,5 +1,5 @@
-"""The UI's reads for the board and the logs: the work state, the delegation log's tail, and the
-problems (files set aside, copied agents, asks lost when IdeA last ended)."""
+"""The UI's reads of the logs: the delegation log's tail, and the problems (files set aside,
+copied agents, asks lost when IdeA last ended)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from idea.app.terminal_stream import TerminalViews
 from idea.app.ui.context import UiContext
 from idea.app.ui.params import NoParams, bounded
 from idea.app.ui.rows import LostAsk, lost_ask_rows
-from idea.app.ui.shapes import Delegation, WorkState
-from idea.application.project_work_state import project_work_state
+from idea.app.ui.shapes import Delegation
 
 DELEGATIONS_DEFAULT, DELEGATIONS_MAX = 100, 1000
 
@@ -32,18 +31,6 @@ class ProblemRow(TypedDict):
     quarantined_to: NotRequired[str]
     reason: NotRequired[str]
     agent: NotRequired[str]  # the copied agent's name
-
-
-def workstate_get(ctx: UiContext, _: TerminalViews, __: NoParams) -> WorkState:
-    # A read, not a command: it is not logged as a delegation.
-    state = project_work_state(
-        ctx.s.agents,
-        ctx.s.work_state,
-        ctx.rt.sessions,
-        ctx.rt.ask,
-        ctx.rt.core.hibernation,
-    )
-    return cast(WorkState, state)
 
 
 async def delegations_recent(ctx: UiContext, _: TerminalViews, p: RecentParams) -> list[Delegation]:

@@ -21,7 +21,7 @@ from idea.application.event_bus import EventPublisher
 from idea.domain.errors import IdeaTimeout
 from idea.domain.events import AgentQueueChanged
 
-# What the board shows of a waiting ask's prompt (the whole one is logged when the ask ends).
+# What the work state shows of a waiting ask's prompt (the whole one is logged when the ask ends).
 WAITING_PROMPT_CHARS = 500
 
 

@@ -168,7 +168,7 @@ class CreateSkill(_Command):
 
 @dataclass(frozen=True, slots=True)
 class SetWorkState(_Command):
-    """Set the CALLER's own board row; the caller's identity comes from the door, not here."""
+    """Set the CALLER's own work-state row; the caller's identity comes from the door, not here."""
 
     ACTION: ClassVar[str] = "workstate.set"
 
@@ -180,7 +180,7 @@ class SetWorkState(_Command):
 
 @dataclass(frozen=True, slots=True)
 class GetProjectWorkState(_Command):
-    """Read the whole work-state board of the project."""
+    """Read the whole work state of the project."""
 
     ACTION: ClassVar[str] = "workstate.get"
 

@@ -1,7 +1,7 @@
 """What a processed orchestrator command reports: its outcome, and for an ask, its trace.
 
 Invariant: ``detail`` is a short human acknowledgement; ``reply`` is set only by ``AskAgent`` (the
-target's final text); ``data`` carries structured results (board JSON, agent list). Failures are
+target's final text); ``data`` carries structured results (the work state, agent list). Failures are
 ``IdeaError``s, never an outcome.
 
 ``AskTrace`` is where one ask sits in the ask tree (DESIGN.md §15) and what it cost: its own id,

@@ -1,4 +1,4 @@
-"""The work-state board: one row per agent, last writer wins by ``updated_at_ms``.
+"""The work state: one row per agent, last writer wins by ``updated_at_ms``.
 
 Rows are never trusted across a crash: ``reconcile_orphans`` turns the busy rows of agents with no
 live session into ``idle`` (a system act, DESIGN.md §7 step 2). Rows older than the TTL are pruned.

@@ -1,4 +1,4 @@
-"""``.ideai/live-state.json``: the work-state board, read-modify-write under one lock."""
+"""``.ideai/live-state.json``: the work state, read-modify-write under one lock."""
 
 from __future__ import annotations
 

@@ -130,8 +130,8 @@ class GitWorktrees:
         )
 
     def summary(self, agent: Agent) -> tuple[int, int]:
-        """(files changed, commits ahead) for the board: counts only, no diff. ``(0, 0)`` before
-        its first start. Raises ``Invalid``."""
+        """(files changed, commits ahead), shown with the work state: counts only, no diff.
+        ``(0, 0)`` before its first start. Raises ``Invalid``."""
         if not self.exists(agent):
             return 0, 0
         tree = self._tree(agent)

@@ -1,5 +1,6 @@
 """The UI's methods on a worktree agent's changes: the review, merge and discard go through the
-orchestrator (logged, one behaviour with the other doors); the board's summary is a read."""
+orchestrator (logged, one behaviour with the other doors); the summary shown with the work state
+is a read."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ async def workspace_discard(
 
 
 async def workspace_summary(ctx: UiContext, _: TerminalViews, p: NameParams) -> Summary:
-    """For the board: a read, not a command (not logged); counts only."""
+    """Shown with the work state: a read, not a command (not logged); counts only."""
     agent = ctx.s.agents.get(p.name)
     if agent.workspace is not Workspace.WORKTREE:
         raise Invalid(f"agent {agent.name} works in the project folder, not a worktree")

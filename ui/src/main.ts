@@ -109,22 +109,22 @@ store.subscribe(() => {
 
 const reloadAgents = debounce(() => void store.reloadAgents().catch(() => {}), 40);
 const reloadLayouts = debounce(() => void store.reloadLayouts().catch(() => {}), 40);
-const refreshBoard = debounce(() => panel.active === "board" && void panel.board.refresh(), 80);
+const refreshWorkState = debounce(() => panel.active === "board" && void panel.board.refresh(), 80);
 const refreshLog = debounce(() => panel.active === "log" && void panel.log.refresh(), 80);
 
 // The timeline's buttons say whether a cell shows the agent: agents and cells change them too.
 for (const ev of ["AgentsChanged", "AgentLaunched", "AgentStopped", "TerminalExit"] as const) {
-  api.on(ev, () => (reloadAgents(), refreshBoard(), refreshLog()));
+  api.on(ev, () => (reloadAgents(), refreshWorkState(), refreshLog()));
 }
-api.on("WorkStateChanged", () => (reloadAgents(), refreshBoard()));
-api.on("AgentReplied", refreshBoard);
+api.on("WorkStateChanged", () => (reloadAgents(), refreshWorkState()));
+api.on("AgentReplied", refreshWorkState);
 // A turn starting serves an ask; one ending adds to the agent's and its chain's usage.
-api.on("AgentTurnStarted", refreshBoard);
-api.on("AgentTurnFinished", refreshBoard);
+api.on("AgentTurnStarted", refreshWorkState);
+api.on("AgentTurnFinished", refreshWorkState);
 // An ask accepted or withdrawn: the board's count, and the timeline's queued asks.
 api.on("AgentQueueChanged", (d) => {
   setQueued(d.agent_id, d.queued);
-  refreshBoard();
+  refreshWorkState();
   refreshLog();
 });
 
@@ -154,7 +154,7 @@ api.on("WorkStateChanged", (d) => {
   if (status === "blocked" && was !== "blocked" && name) notifyAgent(name, "is blocked");
 });
 // A closed cell's agent runs on in the background: the agents' cells changed too.
-api.on("LayoutChanged", () => (reloadLayouts(), reloadAgents(), refreshBoard(), refreshLog()));
+api.on("LayoutChanged", () => (reloadLayouts(), reloadAgents(), refreshWorkState(), refreshLog()));
 // Another project is open (from this page or another client): start over on it.
 api.on("ProjectTrustChanged", () => void trustBanner.refresh().catch(() => {}));
 api.on("ProjectOpened", () => {
@@ -166,7 +166,7 @@ api.on("ProjectOpened", () => {
   hide();
   void load();
 });
-api.on("OrchestratorRequestProcessed", () => (refreshLog(), refreshBoard()));
+api.on("OrchestratorRequestProcessed", () => (refreshLog(), refreshWorkState()));
 api.on("ChatEvent", onChatEvent);
 // A CLI update is what silently breaks an integration: say so, and offer the check.
 api.on("CliVersionChanged", (d) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import {
-  agentsIn, buildTimeline, cellOfAgent, GROUP_FROM, hopsOf, runningFromBoard, runningKey,
+  agentsIn, buildTimeline, cellOfAgent, GROUP_FROM, hopsOf, runningFromWorkState, runningKey,
   type ChainItem, type ChatGroup, type Hop, type LoggedAsk, type RunningHop, type TimelineItem,
 } from "./timeline";
 import type { Layouts, Usage, WorkRow } from "./types";
@@ -152,7 +152,7 @@ describe("the ask tree kept by ids", () => {
       { name: "dev", serving: { ask_id: "D", parent_ask_id: "L", chain_id: "r", depth: 2, requester: "lead", started_at_ms: 25 },
         waiting: [{ ask_id: "Q", parent_ask_id: "O", chain_id: "r", depth: 3, requester: "renamed", since_ms: 30 }] },
     ] as unknown as WorkRow[];
-    const hops = runningFromBoard(board);
+    const hops = runningFromWorkState(board);
     expect(hops.map((h) => [h.target, h.ask_id, h.parent_ask_id])).toEqual([
       ["lead", "L", null], ["doc", "O", "L"], ["dev", "Q", "O"], ["dev", "D", "L"],
     ]);
@@ -287,11 +287,11 @@ describe("hostile or missing fields", () => {
     ] as unknown as WorkRow[];
     const prompts = new Map([[runningKey("bot", "c", 2), "review this"]]);
     const none = { ask_id: null, parent_ask_id: null };
-    expect(runningFromBoard(rows, prompts)).toEqual([
+    expect(runningFromWorkState(rows, prompts)).toEqual([
       { target: "bot", ...none, chain_id: "c", depth: 2, requester: "lead", started_at_ms: 5, queued_ms: 1, source: "mcp", prompt: "review this" },
       { target: "odd", ...none, chain_id: null, depth: null, requester: null, started_at_ms: null, queued_ms: null, source: null, prompt: null },
     ]);
-    expect(runningFromBoard(undefined)).toEqual([]);
+    expect(runningFromWorkState(undefined)).toEqual([]);
   });
 });
 
@@ -311,7 +311,7 @@ describe("asks waiting for their turn", () => {
   ] as unknown as WorkRow[];
 
   it("are read off the board, oldest first, as hops that wait", () => {
-    const hops = runningFromBoard(board);
+    const hops = runningFromWorkState(board);
     expect(hops.filter((h) => h.queued).map((h) => [h.target, h.chain_id, h.started_at_ms, h.prompt])).toEqual([
       ["dev", "c9", 150, "check it"],
       ["dev", "u1", 160, null],
@@ -321,7 +321,7 @@ describe("asks waiting for their turn", () => {
   it("nest under the turn that asked them, count as queued, and a waiting chat is never folded", () => {
     const chat = (at: number) =>
       row({ source: "ui", requester: null, target: "dev", chain_id: `d${at}`, depth: 1, at_ms: at, duration_ms: 1 });
-    const items = buildTimeline([chat(10), chat(20)], runningFromBoard(board), { nameOf });
+    const items = buildTimeline([chat(10), chat(20)], runningFromWorkState(board), { nameOf });
     const c9 = chains(items).find((i) => i.chainId === "c9")!;
     expect(shape(c9.root)).toEqual({ lead: ["dev"] });
     expect(c9.root.children[0].state).toBe("queued");
@@ -337,7 +337,7 @@ describe("asks waiting for their turn", () => {
       { name: "dev", waiting: "lots" },
       { name: "qa", waiting: [null, 3, { chain_id: 7, depth: "x", since_ms: -5, requester: {}, prompt: 4 }] },
     ] as unknown as WorkRow[];
-    expect(runningFromBoard(rows)).toEqual([
+    expect(runningFromWorkState(rows)).toEqual([
       {
         target: "qa", ask_id: null, parent_ask_id: null, chain_id: null, depth: null, requester: null,
         started_at_ms: null, queued_ms: null, source: null, prompt: null, queued: true,

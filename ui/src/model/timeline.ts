@@ -188,7 +188,7 @@ function runningHop(r: RunningHop, i: number): Hop {
 
 /** The turns running now, from the board's rows (`serving`), with the prompts the page saw in
  * `AgentTurnStarted` (keyed by `runningKey`); then the asks waiting for their turn (`waiting`). */
-export function runningFromBoard(
+export function runningFromWorkState(
   rows: readonly WorkRow[] | unknown,
   prompts: ReadonlyMap<string, string> = new Map(),
 ): RunningHop[] {

@@ -3,12 +3,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { store } from "../model/state";
 import type { Usage, WorkState } from "../model/types";
-import { Board } from "./board";
+import { WorkStatePanel } from "./board";
 import { fakeApi, settle, type FakeApi } from "./fakeapi";
 import { agentRow, workRow } from "./testdata";
 
 let fake: FakeApi;
-let board: Board;
+let board: WorkStatePanel;
 let shown: string[];
 let state: WorkState;
 
@@ -36,7 +36,7 @@ beforeEach(async () => {
     "workspace.summary": () => ({ files: 2, ahead: 1 }),
   });
   shown = [];
-  board = new Board((chain) => shown.push(chain));
+  board = new WorkStatePanel((chain) => shown.push(chain));
   document.body.replaceChildren(board.el);
   await board.refresh();
   await settle();

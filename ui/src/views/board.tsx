@@ -28,7 +28,7 @@ export type ShowChain = (chainId: string) => void;
 const SUMMARY_EVERY_MS = 3000;
 const CLOCK_EVERY_MS = 30_000;
 
-export class Board {
+export class WorkStatePanel {
   readonly el = rootElement("board");
   private readonly last = signal<WorkState | null>(null);
   private readonly clock = signal(Date.now()); // reset times and deadlines read "in N min"
@@ -45,7 +45,7 @@ export class Board {
     setInterval(() => {
       if (this.el.isConnected) this.worktrees();
     }, SUMMARY_EVERY_MS);
-    render(<BoardView board={this} />, this.el);
+    render(<WorkStateView board={this} />, this.el);
   }
 
   async refresh(): Promise<void> {
@@ -91,7 +91,7 @@ export class Board {
   }
 }
 
-function BoardView({ board }: { board: Board }) {
+function WorkStateView({ board }: { board: WorkStatePanel }) {
   useStore();
   const { state, at, summaries } = board.shown;
   const rows = Array.isArray(state?.agents) ? state.agents : [];

@@ -17,7 +17,7 @@ import {
   buildTimeline,
   cellOfAgent,
   inFlight,
-  runningFromBoard,
+  runningFromWorkState,
   runningKey,
   type ChainItem,
   type ChatGroup,
@@ -102,7 +102,7 @@ export class DelegationLog {
       const records = await api.call("delegations.recent", { limit });
       const board = await api.call("workstate.get");
       if (load !== this.loads) return; // a later refresh is on its way
-      const running = runningFromBoard(board?.agents, this.prompts);
+      const running = runningFromWorkState(board?.agents, this.prompts);
       const live = new Set(running.map((r) => runningKey(r.target, r.chain_id, r.depth)));
       // A turn's prompt goes with its turn; one that came while this refresh was on its way stays.
       const at = Date.now();

@@ -1,14 +1,14 @@
 // The side panel: work-state board, delegation log, agent editor (and the delegation policy).
 
 import { AgentEditor } from "./agents";
-import { Board } from "./board";
+import { WorkStatePanel } from "./board";
 import { DelegationLog } from "./delegations";
 import { clear, h } from "./dom";
 
 type PanelName = "board" | "log" | "agents";
 
 export class SidePanel {
-  readonly board = new Board((chainId) => this.showChain(chainId));
+  readonly board = new WorkStatePanel((chainId) => this.showChain(chainId));
   readonly log = new DelegationLog();
   readonly agents = new AgentEditor();
   readonly el = h("aside.sidepanel");

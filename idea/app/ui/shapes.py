@@ -12,43 +12,10 @@ from __future__ import annotations
 from typing import Annotated, Literal, NotRequired, TypedDict
 
 from idea.domain.commands import Source
-from idea.domain.layout import Direction, View
+from idea.domain.layout import NodeJson
 from idea.domain.work_state import Status
 
-# --- layouts (domain/layout.py, ``Layouts.to_json``) ------------------------------------------
-
-
-class Leaf(TypedDict):
-    type: Literal["leaf"]
-    id: str
-    agent: str | None  # an agent id
-    view: View
-    agent_was_running: bool
-    conversation_id: str | None
-
-
-class Split(TypedDict):
-    type: Literal["split"]
-    id: str
-    direction: Direction
-    sizes: list[float]
-    children: list[LayoutNode]
-
-
-LayoutNode = Leaf | Split
-
-
-class Tab(TypedDict):
-    id: str
-    title: str
-    root: LayoutNode
-
-
-class LayoutsJson(TypedDict):
-    version: Literal[1]
-    tabs: list[Tab]
-    active_tab: str
-
+LayoutNode = NodeJson  # layouts: domain/layout (each ``to_json``)
 
 # --- what turns cost (domain/usage.py, ``Usage.to_json``) -------------------------------------
 

@@ -7,14 +7,27 @@ imports.
 """
 
 from idea.domain.layout.document import VERSION
-from idea.domain.layout.layouts import DEFAULT_TAB_TITLE, TAB_TITLE_MAX, Layouts
+from idea.domain.layout.layouts import DEFAULT_TAB_TITLE, TAB_TITLE_MAX, Layouts, LayoutsJson
 from idea.domain.layout.reconciliation import (
     ClearLeafFlags,
     apply_reconciliation,
     plan_reconciliation,
     reconcile,
 )
-from idea.domain.layout.tree import DIRECTIONS, VIEWS, Direction, Leaf, Node, Split, Tab, View
+from idea.domain.layout.tree import (
+    DIRECTIONS,
+    VIEWS,
+    Direction,
+    Leaf,
+    LeafJson,
+    Node,
+    NodeJson,
+    Split,
+    SplitJson,
+    Tab,
+    TabJson,
+    View,
+)
 
 __all__ = [
     "DEFAULT_TAB_TITLE",
@@ -25,10 +38,15 @@ __all__ = [
     "ClearLeafFlags",
     "Direction",
     "Layouts",
+    "LayoutsJson",
     "Leaf",
+    "LeafJson",
     "Node",
+    "NodeJson",
     "Split",
+    "SplitJson",
     "Tab",
+    "TabJson",
     "View",
     "apply_reconciliation",
     "plan_reconciliation",

@@ -9,6 +9,7 @@ a tab, every split has at least two children each with a positive size); a versi
 from __future__ import annotations
 
 import copy
+from typing import Final
 
 from idea.domain.errors import Invalid
 from idea.domain.json_types import JsonObject, JsonValue
@@ -24,7 +25,7 @@ from idea.domain.layout.tree import (
     check_size,
 )
 
-VERSION = 1
+VERSION: Final = 1
 
 _LAYOUTS_KEYS = frozenset({"version", "tabs", "active_tab"})
 _TAB_KEYS = frozenset({"id", "title", "root"})

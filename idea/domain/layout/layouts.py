@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Literal, TypedDict
 
 from idea.domain.errors import Invalid, NotFound
 from idea.domain.json_types import JsonObject, JsonValue
@@ -23,6 +24,7 @@ from idea.domain.layout.tree import (
     Node,
     Split,
     Tab,
+    TabJson,
     View,
     check_choice,
     check_id,
@@ -37,6 +39,12 @@ from idea.domain.layout.tree import (
 
 DEFAULT_TAB_TITLE = "Main"
 TAB_TITLE_MAX = 60
+
+
+class LayoutsJson(TypedDict):  # ``layouts.json``, and what ``layouts.get`` sends
+    version: Literal[1]
+    tabs: list[TabJson]
+    active_tab: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +67,9 @@ class Layouts:
         tabs, active, extra = parse_layouts(obj)
         return cls(tabs, active, extra)
 
-    def to_json(self) -> JsonObject:
-        tabs: JsonValue = [tab.to_json() for tab in self.tabs]
-        out: JsonObject = {"version": VERSION, "tabs": tabs, "active_tab": self.active_tab}
+    def to_json(self) -> LayoutsJson:
+        tabs = [tab.to_json() for tab in self.tabs]
+        out: LayoutsJson = {"version": VERSION, "tabs": tabs, "active_tab": self.active_tab}
         return with_extra(out, self.extra)
 
     def leaves(self) -> tuple[Leaf, ...]:

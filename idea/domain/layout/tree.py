@@ -3,16 +3,17 @@ a leaf (a cell: a view bound to an agent, or empty), and the small rules every n
 
 Invariant: values are frozen; each keeps the JSON keys it does not know (``extra``) and writes them
 back, so a file from a newer IdeA survives a round trip; the checks here raise ``Invalid`` naming
-what they were checking.
+what they were checking. Each ``to_json`` returns its ``...Json`` shape, the type the UI is sent
+(``idea.app.ui.typegen``); the ``extra`` keys it also writes are not in the shape.
 """
 
 from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal, TypeAlias, TypeVar
+from typing import Literal, TypeAlias, TypedDict, TypeVar, cast
 
 from idea.domain.errors import Invalid
 from idea.domain.json_types import JsonObject
@@ -24,6 +25,33 @@ VIEWS: tuple[View, ...] = ("terminal", "chat")
 
 _MAX = sys.float_info.max
 _T = TypeVar("_T")
+_Shape = TypeVar("_Shape", bound=Mapping[str, object])
+
+
+class LeafJson(TypedDict):
+    type: Literal["leaf"]
+    id: str
+    agent: str | None  # an agent id
+    view: View
+    agent_was_running: bool
+    conversation_id: str | None
+
+
+class SplitJson(TypedDict):
+    type: Literal["split"]
+    id: str
+    direction: Direction
+    sizes: list[float]
+    children: list[NodeJson]
+
+
+NodeJson: TypeAlias = LeafJson | SplitJson
+
+
+class TabJson(TypedDict):
+    id: str
+    title: str
+    root: NodeJson
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +65,8 @@ class Leaf:
     conversation_id: str | None = None
     extra: JsonObject = field(default_factory=dict)
 
-    def to_json(self) -> JsonObject:
-        out: JsonObject = {
+    def to_json(self) -> LeafJson:
+        out: LeafJson = {
             "type": "leaf",
             "id": self.id,
             "agent": self.agent,
@@ -57,8 +85,8 @@ class Split:
     children: tuple[Node, ...]
     extra: JsonObject = field(default_factory=dict)
 
-    def to_json(self) -> JsonObject:
-        out: JsonObject = {
+    def to_json(self) -> SplitJson:
+        out: SplitJson = {
             "type": "split",
             "id": self.id,
             "direction": self.direction,
@@ -78,8 +106,8 @@ class Tab:
     root: Node
     extra: JsonObject = field(default_factory=dict)
 
-    def to_json(self) -> JsonObject:
-        out: JsonObject = {"id": self.id, "title": self.title, "root": self.root.to_json()}
+    def to_json(self) -> TabJson:
+        out: TabJson = {"id": self.id, "title": self.title, "root": self.root.to_json()}
         return with_extra(out, self.extra)
 
 
@@ -135,7 +163,9 @@ def check_size(value: object, what: str) -> float:
     raise Invalid(f"{what}: expected a positive number, got {value!r}")
 
 
-def with_extra(out: JsonObject, extra: JsonObject) -> JsonObject:
+def with_extra(out: _Shape, extra: JsonObject) -> _Shape:
+    """``out`` with the keys of ``extra`` it lacks (a newer IdeA's, kept): beyond its shape."""
+    keys = cast("dict[str, object]", out)  # a TypedDict is a dict at run time
     for key, value in extra.items():
-        out.setdefault(key, copy.deepcopy(value))
+        keys.setdefault(key, copy.deepcopy(value))
     return out

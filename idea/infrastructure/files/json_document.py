@@ -20,7 +20,7 @@ import json
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from idea.domain.errors import CorruptFile
@@ -50,8 +50,9 @@ def _lock_for(path: Path) -> threading.RLock:
         return lock
 
 
-def encode_json(obj: JsonObject) -> bytes:
-    """The file form of ``obj``: UTF-8, indented, key order kept, a final newline."""
+def encode_json(obj: Mapping[str, object]) -> bytes:
+    """The file form of ``obj`` (a JSON object, or a ``TypedDict`` of JSON): UTF-8, indented,
+    key order kept, a final newline."""
     try:
         return _dumps(obj, ascii_only=False).encode("utf-8")
     except UnicodeEncodeError:
@@ -59,7 +60,7 @@ def encode_json(obj: JsonObject) -> bytes:
         return _dumps(obj, ascii_only=True).encode("ascii")
 
 
-def _dumps(obj: JsonObject, *, ascii_only: bool) -> str:
+def _dumps(obj: Mapping[str, object], *, ascii_only: bool) -> str:
     return json.dumps(obj, ensure_ascii=ascii_only, indent=2, sort_keys=False) + "\n"
 
 
@@ -118,7 +119,7 @@ class JsonDocument:
                 raise CorruptFile(str(self.path), str(moved), decoded)
             return decoded
 
-    def save(self, obj: JsonObject) -> None:
+    def save(self, obj: Mapping[str, object]) -> None:
         """Replace the file with exactly ``obj`` (nothing merged in), atomically."""
         data = encode_json(obj)
         with self._lock:

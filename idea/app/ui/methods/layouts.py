@@ -3,15 +3,12 @@ published as ``LayoutChanged`` by the ``change_layout`` use case."""
 
 from __future__ import annotations
 
-from typing import cast
-
 from idea.app.terminal_stream import TerminalViews
 from idea.app.ui.context import UiContext
 from idea.app.ui.layout_ops import CreatedIds, LayoutOp, apply_op
 from idea.app.ui.params import NoParams
-from idea.app.ui.shapes import LayoutsJson
 from idea.application.change_layout import change_layout
-from idea.domain.layout import Layouts
+from idea.domain.layout import Layouts, LayoutsJson
 
 
 class Applied(CreatedIds):
@@ -19,11 +16,7 @@ class Applied(CreatedIds):
 
 
 def layouts_get(ctx: UiContext, _: TerminalViews, __: NoParams) -> LayoutsJson:
-    return layouts_json(ctx.rt.layouts())
-
-
-def layouts_json(layouts: Layouts) -> LayoutsJson:
-    return cast(LayoutsJson, layouts.to_json())
+    return ctx.rt.layouts().to_json()
 
 
 def layouts_apply(ctx: UiContext, _: TerminalViews, p: LayoutOp) -> Applied:
@@ -35,4 +28,4 @@ def layouts_apply(ctx: UiContext, _: TerminalViews, p: LayoutOp) -> Applied:
         return changed
 
     layouts = change_layout(ctx.s.layouts, ctx.rt.sessions, ctx.rt.bus, operation)
-    return {"layouts": layouts_json(layouts), **created}
+    return {"layouts": layouts.to_json(), **created}

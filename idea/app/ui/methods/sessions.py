@@ -8,15 +8,14 @@ from typing import TypedDict
 
 from idea.app.terminal_stream import TerminalViews
 from idea.app.ui.context import UiContext
-from idea.app.ui.methods.layouts import layouts_json
 from idea.app.ui.params import NameParams, bounded, custom
-from idea.app.ui.shapes import LayoutsJson
 from idea.application.launch_agent import LaunchRequest
 from idea.application.move_agent import move_agent
 from idea.application.session_ports import TerminalSession
 from idea.domain.agent import Agent
 from idea.domain.errors import Conflict, Invalid, MissingField, NotFound
 from idea.domain.json_types import JsonObject
+from idea.domain.layout import LayoutsJson
 from idea.domain.profile import Mode
 from idea.domain.text import check_text
 
@@ -132,7 +131,7 @@ def session_move(ctx: UiContext, _: TerminalViews, p: MoveParams) -> Moved:
     """A live agent shown elsewhere is shown in this cell instead; its old cell empties."""
     moved = move_agent(ctx.s.agents, ctx.s.layouts, ctx.rt.sessions, ctx.rt.bus, p.name, p.node_id)
     return {
-        "layouts": layouts_json(moved.layouts),
+        "layouts": moved.layouts.to_json(),
         "agent_id": moved.agent_id,
         "node_id": moved.node_id,
         "from_node_id": moved.from_node_id,

@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from idea.application.ports import Clock, IdGenerator
-from idea.domain.json_types import JsonObject
 from idea.domain.outcome import AskTrace
-from idea.domain.usage import NO_USAGE, Usage
+from idea.domain.usage import NO_USAGE, Usage, UsageJson
 
 
 @dataclass(slots=True, eq=False)
@@ -98,7 +97,7 @@ class UsageLedger:
         total, turns = self._totals.get(agent_id, (NO_USAGE, 0))
         self._totals[agent_id] = (total + usage, turns + 1)
 
-    def of(self, agent_id: str) -> JsonObject | None:
+    def of(self, agent_id: str) -> UsageJson | None:
         found = self._totals.get(agent_id)
         if found is None:
             return None

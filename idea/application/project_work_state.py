@@ -14,7 +14,7 @@ from idea.application.live_sessions import LiveSessions
 from idea.application.ports import AgentStore, WorkStateStore
 from idea.application.work_state import RATE_LIMIT_KEY
 from idea.domain.commands import GetProjectWorkState
-from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.json_types import JsonObject, JsonValue, json_object
 from idea.domain.outcome import OrchestratorOutcome
 from idea.domain.work_state import Status
 
@@ -51,7 +51,7 @@ def project_work_state(
             "mode": running.mode.value if running else None,
             "node_id": running.node_id if running else None,
             "queued": asker.queue_length(agent.id),
-            "usage": asker.usage.of(agent.id),
+            "usage": None if (u := asker.usage.of(agent.id)) is None else json_object(u),
             "hibernated": hibernation.is_asleep(agent.id),
             "serving": None if serving is None else serving_json(serving, names),
             "waiting": [waiting_json(w, names) for w in asker.waiting(agent.id)],
@@ -104,7 +104,7 @@ def chain_json(chain: Chain, names: dict[str, str]) -> JsonObject:
         "root_target": names.get(chain.root_target, chain.root_target),
         "agents": agents,
         "started_at_ms": chain.started_at_ms,
-        "usage": chain.usage.to_json(),
+        "usage": json_object(chain.usage.to_json()),
     }
 
 

@@ -18,8 +18,9 @@ from idea.application.ports import AgentStore, Clock, WorkStateStore
 from idea.domain.commands import SetWorkState
 from idea.domain.errors import Forbidden, IdeaError, NotFound
 from idea.domain.events import AgentRateLimited, AgentTurnFinished, DomainEvent, WorkStateChanged
-from idea.domain.json_types import JsonObject
+from idea.domain.json_types import JsonObject, json_object
 from idea.domain.outcome import OrchestratorOutcome
+from idea.domain.usage import RateLimitJson
 from idea.domain.work_state import Status, WorkRow, WorkState
 
 log = logging.getLogger(__name__)
@@ -128,14 +129,14 @@ class RateLimitRows:
             if row is not None and RATE_LIMIT_KEY in row.extra:
                 self._set(event.agent_id, None)
 
-    def _set(self, agent_id: str, limit: JsonObject | None) -> None:
+    def _set(self, agent_id: str, limit: RateLimitJson | None) -> None:
         now = self._clock.now_ms()
 
         def change(state: WorkState) -> WorkState:
             current = state.rows.get(agent_id) or WorkRow(agent_id, Status.IDLE, now)
             extra = {k: v for k, v in current.extra.items() if k != RATE_LIMIT_KEY}
             if limit is not None:
-                extra[RATE_LIMIT_KEY] = limit
+                extra[RATE_LIMIT_KEY] = json_object(limit)
             row = replace(
                 current,
                 status=Status.BLOCKED if limit is not None else Status.IDLE,

@@ -12,7 +12,7 @@ from typing import ClassVar, TypeAlias, get_args
 
 from idea.domain.commands import Source
 from idea.domain.errors import Invalid
-from idea.domain.json_types import JsonObject
+from idea.domain.json_types import JsonObject, json_object
 from idea.domain.profile import Mode
 from idea.domain.usage import RateLimit, Usage
 from idea.domain.work_state import Status, parse_status
@@ -235,7 +235,7 @@ class AgentTurnFinished:
             "type": type(self).__name__,
             "agent_id": self.agent_id,
             "ok": self.ok,
-            "usage": None if self.usage is None else self.usage.to_json(),
+            "usage": None if self.usage is None else json_object(self.usage.to_json()),
             "chain_id": self.chain_id,
             "ask_id": self.ask_id,
             "parent_ask_id": self.parent_ask_id,

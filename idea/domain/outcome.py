@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.json_types import JsonObject, JsonValue, json_object
 from idea.domain.usage import Usage
 
 
@@ -46,6 +46,6 @@ class AskTrace:
             "parent_ask_id": self.parent_ask_id,
             "chain_id": self.chain_id,
             "depth": self.depth,
-            "usage": None if self.usage is None else self.usage.to_json(),
+            "usage": None if self.usage is None else json_object(self.usage.to_json()),
             "queued_ms": self.queued_ms,
         }

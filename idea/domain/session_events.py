@@ -1,15 +1,22 @@
 """What a structured agent session reports during a turn, whatever CLI produced it.
 
-Every turn ends with exactly one ``TurnFinished``; the events before it are optional.
+Every turn ends with exactly one ``TurnFinished``; the events before it are optional. Each
+``to_json`` returns its ``...Entry`` shape: the entry a chat shows (the UI is sent it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, NotRequired, TypedDict
 
 from idea.domain.errors import Invalid
 from idea.domain.json_types import JsonObject, JsonValue
-from idea.domain.usage import RateLimit, Usage
+from idea.domain.usage import RateLimit, RateLimitJson, Usage, UsageJson
+
+
+class TextEntry(TypedDict):
+    type: Literal["text"]
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,8 +25,15 @@ class TextDelta:
 
     text: str
 
-    def to_json(self) -> JsonObject:
+    def to_json(self) -> TextEntry:
         return {"type": "text", "text": self.text}
+
+
+class ToolUseEntry(TypedDict):
+    type: Literal["tool_use"]
+    tool_id: str
+    name: str
+    input: object
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,8 +42,15 @@ class ToolUse:
     name: str
     input: JsonValue = None
 
-    def to_json(self) -> JsonObject:
+    def to_json(self) -> ToolUseEntry:
         return {"type": "tool_use", "tool_id": self.tool_id, "name": self.name, "input": self.input}
+
+
+class ToolResultEntry(TypedDict):
+    type: Literal["tool_result"]
+    tool_id: str
+    output: str
+    is_error: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +59,25 @@ class ToolResult:
     output: str
     is_error: bool = False
 
-    def to_json(self) -> JsonObject:
+    def to_json(self) -> ToolResultEntry:
         return {
             "type": "tool_result",
             "tool_id": self.tool_id,
             "output": self.output,
             "is_error": self.is_error,
         }
+
+
+class FinalEntry(TypedDict):
+    type: Literal["final"]
+    text: str
+    is_error: bool
+    error: str | None
+    conversation_id: str | None
+    # Written always; a chat log an older IdeA wrote may lack them.
+    usage: NotRequired[UsageJson | None]
+    rate_limit: NotRequired[RateLimitJson | None]
+    interrupted: NotRequired[bool]  # it failed because it was interrupted
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +97,7 @@ class TurnFinished:
     # of the agent's to show as one.
     interrupted: bool = False
 
-    def to_json(self) -> JsonObject:
+    def to_json(self) -> FinalEntry:
         return {
             "type": "final",
             "text": self.text,

@@ -3,14 +3,28 @@
 ``Usage`` adds up: per turn, per chain, per agent. Tokens are counted as each CLI counts them;
 ``total_tokens`` is every token the turn moved (input, output, cache reads and writes), the
 figure a chain's token budget is spent in. ``cost_usd`` is only known where the CLI gives it.
+``UsageJson`` and ``RateLimitJson`` are what their ``to_json`` write (the UI is sent them).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NotRequired, TypedDict
 
-from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.json_types import JsonValue
+
+
+class UsageJson(TypedDict):
+    """What turns cost, as their CLIs reported it (DESIGN.md §15)."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    total_tokens: int
+    cost_usd: float | None
+    turns: NotRequired[int]  # on an agent's totals only
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +58,7 @@ class Usage:
             cost,
         )
 
-    def to_json(self) -> JsonObject:
+    def to_json(self) -> UsageJson:
         return {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
@@ -75,6 +89,13 @@ class Usage:
 NO_USAGE = Usage()
 
 
+class RateLimitJson(TypedDict):
+    """The agent's CLI refused for a rate limit or a spent quota (its status is then blocked)."""
+
+    reason: str
+    resets_at_ms: int | None
+
+
 @dataclass(frozen=True, slots=True)
 class RateLimit:
     """The CLI refused a turn for a rate limit or a spent quota; ``resets_at_ms`` when it said."""
@@ -82,7 +103,7 @@ class RateLimit:
     reason: str
     resets_at_ms: int | None = None
 
-    def to_json(self) -> JsonObject:
+    def to_json(self) -> RateLimitJson:
         return {"reason": self.reason, "resets_at_ms": self.resets_at_ms}
 
 

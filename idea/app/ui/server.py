@@ -48,7 +48,7 @@ from idea.domain.events import (
     DomainEvent,
     StoreFileQuarantined,
 )
-from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.json_types import JsonObject, JsonValue, json_object
 from idea.domain.session_events import SessionEvent
 from idea.infrastructure.doors.guard import LoopbackGuard
 
@@ -324,7 +324,7 @@ class UiServer:
         if structured is not None:
 
             def chat(event: SessionEvent) -> None:
-                self._chat(agent_id, agent_name, event.to_json())
+                self._chat(agent_id, agent_name, json_object(event.to_json()))
 
             watches.append(structured.subscribe(chat))
         terminal = sessions.terminal_session(agent_id)

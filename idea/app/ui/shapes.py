@@ -13,31 +13,11 @@ from typing import Annotated, Literal, NotRequired, TypedDict
 
 from idea.domain.commands import Source
 from idea.domain.layout import NodeJson
+from idea.domain.session_events import FinalEntry, TextEntry, ToolResultEntry, ToolUseEntry
+from idea.domain.usage import RateLimitJson, UsageJson
 from idea.domain.work_state import Status
 
 LayoutNode = NodeJson  # layouts: domain/layout (each ``to_json``)
-
-# --- what turns cost (domain/usage.py, ``Usage.to_json``) -------------------------------------
-
-
-class UsageJson(TypedDict):
-    """What turns cost, as their CLIs reported it (DESIGN.md §15)."""
-
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
-    total_tokens: int
-    cost_usd: float | None
-    turns: NotRequired[int]  # on an agent's totals only
-
-
-class RateLimitJson(TypedDict):
-    """The agent's CLI refused for a rate limit or a spent quota (its status is then blocked)."""
-
-    reason: str
-    resets_at_ms: int | None
-
 
 # --- the work state (application/project_work_state.py) --------------------------------------
 
@@ -145,36 +125,6 @@ class Delegation(TypedDict):
 
 
 # --- a chat (domain/session_events.py ``to_json``, app/chat_transcripts.py) --------------------
-
-
-class TextEntry(TypedDict):
-    type: Literal["text"]
-    text: str
-
-
-class ToolUseEntry(TypedDict):
-    type: Literal["tool_use"]
-    tool_id: str
-    name: str
-    input: object
-
-
-class ToolResultEntry(TypedDict):
-    type: Literal["tool_result"]
-    tool_id: str
-    output: str
-    is_error: bool
-
-
-class FinalEntry(TypedDict):
-    type: Literal["final"]
-    text: str
-    is_error: bool
-    error: str | None
-    conversation_id: str | None
-    usage: NotRequired[UsageJson | None]
-    rate_limit: NotRequired[RateLimitJson | None]
-    interrupted: NotRequired[bool]  # it failed because it was interrupted
 
 
 class TurnStartedEntry(TypedDict):

@@ -30,7 +30,7 @@ from idea.application.ask_turn import AgentTurns
 from idea.application.caller import Caller, ProgressListener, TraceListener
 from idea.application.chains import Chains, Hop, UsageLedger
 from idea.application.ports import AgentStore, AskJournal, Clock, WorkStateStore
-from idea.application.work_state import record_delegation
+from idea.application.work_state import LastDelegationJson, record_delegation
 from idea.domain import commands as c
 from idea.domain.agent import Agent
 from idea.domain.errors import IdeaError, Invalid
@@ -48,7 +48,7 @@ class Ask:
     agent: Agent
     task: str
     hop: Hop
-    source: str | None
+    source: c.Source | None
     turn_timeout: float
     queue_cap: float
     deadline: float
@@ -114,7 +114,7 @@ class AgentAsker:
         timeout_s: float | None = None,
         progress: ProgressListener | None = None,
         from_cli: bool = False,
-        source: str | None = None,
+        source: c.Source | None = None,
         traced: TraceListener | None = None,
     ) -> str:
         """The target's final text. Raises ``NotFound``, ``Invalid``, ``Conflict``,
@@ -245,7 +245,7 @@ async def ask_agent(
 ) -> OrchestratorOutcome:
     """The handler of ``agent.message``: the ask, recorded on the requester's work-state row."""
     at = clock.now_ms()
-    outcome: dict[str, str | int | bool | None] = {"target": command.target, "at_ms": at}
+    ended: tuple[bool, str | None] | None = None  # (ok, code), once the ask has ended
     requester_id = caller.requester_id
     traces: list[AskTrace] = []
 
@@ -266,16 +266,20 @@ async def ask_agent(
             traced=traced,
         )
     except IdeaError as exc:
-        outcome.update(ok=False, code=exc.code)
+        ended = (False, exc.code)
         raise
     else:
-        outcome.update(ok=True, code=None)
+        ended = (True, None)
         return OrchestratorOutcome(f"{command.target} answered", reply=reply)
     finally:
-        if requester_id is not None and "ok" in outcome:
+        if requester_id is not None and ended is not None:
             trace = traces[-1] if traces else None
-            outcome.update(
-                chain_id=None if trace is None else trace.chain_id,
-                depth=None if trace is None else trace.depth,
-            )
-            record_delegation(work_state, requester_id, dict(outcome), clock)
+            delegation: LastDelegationJson = {
+                "target": command.target,
+                "at_ms": at,
+                "ok": ended[0],
+                "code": ended[1],
+                "chain_id": None if trace is None else trace.chain_id,
+                "depth": None if trace is None else trace.depth,
+            }
+            record_delegation(work_state, requester_id, delegation, clock)

@@ -18,6 +18,7 @@ from idea.application.agent_inbox import Inboxes, QueuedTurn
 from idea.application.caller import AskProgress, ProgressListener
 from idea.application.chains import Hop
 from idea.application.event_bus import EventPublisher
+from idea.domain.commands import Source
 from idea.domain.errors import IdeaTimeout
 from idea.domain.events import AgentQueueChanged
 
@@ -35,7 +36,7 @@ class Serving:
     ends_at_ms: int
     started_at_ms: int
     queued_ms: int
-    source: str | None
+    source: Source | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,7 @@ class Waiting:
 
     hop: Hop
     since_ms: int
-    source: str | None
+    source: Source | None
     prompt: str
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from idea.domain.commands import Source
 from idea.domain.outcome import AskTrace
 
 
@@ -32,6 +33,6 @@ class Caller:
     requester_id: str | None = None
     progress: ProgressListener | None = None
     verified: bool = False
-    source: str | None = None
+    source: Source | None = None
     proven: bool = False
     traced: TraceListener | None = None

@@ -86,7 +86,7 @@ class OrchestratorService:
         verified = requester_id is not None and source is c.Source.MCP
         proven = verified and self._agent_keys_private
         traces: list[AskTrace] = []
-        caller = Caller(requester_id, progress, verified, source.value, proven, traces.append)
+        caller = Caller(requester_id, progress, verified, source, proven, traces.append)
         try:
             outcome = await self._handle(command, caller)
             return outcome

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from typing import NotRequired, TypedDict
 
 from idea.application.caller import Caller
 from idea.application.event_bus import EventBus, EventPublisher
@@ -18,12 +19,21 @@ from idea.application.ports import AgentStore, Clock, WorkStateStore
 from idea.domain.commands import SetWorkState
 from idea.domain.errors import Forbidden, IdeaError, NotFound
 from idea.domain.events import AgentRateLimited, AgentTurnFinished, DomainEvent, WorkStateChanged
-from idea.domain.json_types import JsonObject, json_object
+from idea.domain.json_types import json_object
 from idea.domain.outcome import OrchestratorOutcome
 from idea.domain.usage import RateLimitJson
 from idea.domain.work_state import Status, WorkRow, WorkState
 
 log = logging.getLogger(__name__)
+
+
+class LastDelegationJson(TypedDict):  # a row's last ask: whom, when, how it ended, which chain
+    target: str
+    at_ms: int
+    ok: bool
+    code: str | None
+    chain_id: NotRequired[str | None]
+    depth: NotRequired[int | None]
 
 
 def set_own_row(
@@ -67,7 +77,7 @@ def set_own_row(
 def record_delegation(
     store: WorkStateStore,
     requester_id: str,
-    delegation: JsonObject,
+    delegation: LastDelegationJson,
     clock: Clock,
 ) -> None:
     """System act: note on the requester's row whom it last delegated to, and how it went."""
@@ -78,11 +88,11 @@ def record_delegation(
         row = (
             replace(
                 current,
-                last_delegation=delegation,
+                last_delegation=json_object(delegation),
                 updated_at_ms=max(now, current.updated_at_ms + 1),
             )
             if current is not None
-            else WorkRow(requester_id, Status.IDLE, now, last_delegation=delegation)
+            else WorkRow(requester_id, Status.IDLE, now, last_delegation=json_object(delegation))
         )
         return state.merge(row)
 

@@ -24,16 +24,9 @@ from idea.app.ui.api import HANDLERS, declared, method_name
 from idea.app.ui.layout_ops import LayoutOp
 from idea.app.ui.params import NoParams, field_specs, type_hints, union_members
 from idea.app.ui.server import SERVER_EVENTS
-from idea.app.ui.shapes import (
-    ChatEntry,
-    Intersect,
-    LayoutNode,
-    RateLimitJson,
-    SessionEntry,
-    UsageJson,
-)
+from idea.app.ui.shapes import ChatEntry, Intersect, LayoutNode, SessionEntry
 from idea.domain.events import EVENT_TYPES
-from idea.domain.usage import RateLimit, Usage
+from idea.domain.usage import RateLimit, RateLimitJson, Usage, UsageJson
 
 OUT = Path(__file__).resolve().parents[3] / "ui" / "src" / "model" / "api.gen.ts"
 

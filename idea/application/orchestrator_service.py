@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from idea.application.caller import Caller, ProgressListener
 from idea.application.event_bus import EventPublisher
@@ -26,7 +26,9 @@ from idea.application.tasks import TaskSet
 from idea.domain import commands as c
 from idea.domain.errors import IdeaError, Internal
 from idea.domain.events import OrchestratorRequestProcessed
+from idea.domain.json_types import json_object
 from idea.domain.outcome import AskTrace, OrchestratorOutcome
+from idea.domain.usage import UsageJson
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,33 @@ RUN_TO_END: frozenset[type[Any]] = frozenset({c.StopAgent})
 
 BoundHandler = Callable[[Any, Caller], Awaitable[OrchestratorOutcome]]
 """A handler of ``application/handlers.py`` with its collaborators bound (``app/bootstrap/``)."""
+
+
+class DelegationJson(TypedDict):
+    """One processed command, as logged; prompt and reply clipped to 8000 characters."""
+
+    at_ms: int
+    source: c.Source
+    requester: str | None  # an agent id
+    requester_claimed: NotRequired[bool]  # a request file's word alone
+    requester_proven: NotRequired[bool]
+    action: str
+    target: str | None
+    prompt_chars: int | None
+    prompt: str | None
+    reply: str | None
+    duration_ms: int
+    ok: bool
+    code: str | None
+    # An ask's row (AskTrace.to_json, DESIGN.md §15); rows logged by an older IdeA may lack them.
+    chain_id: NotRequired[str | None]
+    depth: NotRequired[int | None]
+    ask_id: NotRequired[str | None]
+    parent_ask_id: NotRequired[str | None]
+    usage: NotRequired[UsageJson | None]  # the answering turn's
+    queued_ms: NotRequired[int | None]
+    # LOST rows (reconcile_at_open.py): when the ask that never ended started.
+    started_at_ms: NotRequired[int]
 
 
 class OrchestratorService:
@@ -139,26 +168,26 @@ class OrchestratorService:
             )
         )
         prompt = command.task if isinstance(command, c.AskAgent) else None
-        self._delegations.append(
-            {
-                "at_ms": self._clock.now_ms(),
-                "source": source.value,
-                "requester": requester_id,
-                # A request file's "requester" is its word alone; an MCP requester presented
-                # that agent's key, which proves it only if no other agent could read the key.
-                "requester_claimed": requester_id is not None and source is not c.Source.MCP,
-                "requester_proven": caller.proven,
-                "action": command.ACTION,
-                "target": target,
-                "prompt_chars": len(prompt) if prompt is not None else None,
-                "prompt": _clip(prompt),
-                "reply": _clip(outcome.reply if outcome is not None else None),
-                "duration_ms": duration_ms,
-                "ok": code is None,
-                "code": code,
-                **({} if trace is None else trace.to_json()),
-            }
-        )
+        row: DelegationJson = {
+            "at_ms": self._clock.now_ms(),
+            "source": source,
+            "requester": requester_id,
+            # A request file's "requester" is its word alone; an MCP requester presented
+            # that agent's key, which proves it only if no other agent could read the key.
+            "requester_claimed": requester_id is not None and source is not c.Source.MCP,
+            "requester_proven": caller.proven,
+            "action": command.ACTION,
+            "target": target,
+            "prompt_chars": len(prompt) if prompt is not None else None,
+            "prompt": _clip(prompt),
+            "reply": _clip(outcome.reply if outcome is not None else None),
+            "duration_ms": duration_ms,
+            "ok": code is None,
+            "code": code,
+        }
+        if trace is not None:
+            row = {**row, **trace.to_json()}
+        self._delegations.append(json_object(row))
 
 
 async def _settled(

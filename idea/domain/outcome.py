@@ -14,9 +14,10 @@ step a new value, so a failed or cancelled ask is logged with what was known of 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
-from idea.domain.json_types import JsonObject, JsonValue, json_object
-from idea.domain.usage import Usage
+from idea.domain.json_types import JsonObject, JsonValue
+from idea.domain.usage import Usage, UsageJson
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,17 @@ class OrchestratorOutcome:
         return {"detail": self.detail, "reply": self.reply, "data": self.data}
 
 
+class AskTraceJson(TypedDict):
+    """An ask's keys on its delegation log row (``DelegationJson``, orchestrator_service.py)."""
+
+    ask_id: str
+    parent_ask_id: str | None
+    chain_id: str
+    depth: int
+    usage: UsageJson | None  # the answering turn's
+    queued_ms: int | None
+
+
 @dataclass(frozen=True, slots=True)
 class AskTrace:
     ask_id: str
@@ -39,13 +51,13 @@ class AskTrace:
     queued_ms: int | None = None  # accepted to its turn starting (or to its end, if it never did)
     usage: Usage | None = None  # its turn's, when the CLI said
 
-    def to_json(self) -> JsonObject:
+    def to_json(self) -> AskTraceJson:
         """The fields of the ask's delegation log row (ui/API.md)."""
         return {
             "ask_id": self.ask_id,
             "parent_ask_id": self.parent_ask_id,
             "chain_id": self.chain_id,
             "depth": self.depth,
-            "usage": None if self.usage is None else json_object(self.usage.to_json()),
+            "usage": None if self.usage is None else self.usage.to_json(),
             "queued_ms": self.queued_ms,
         }

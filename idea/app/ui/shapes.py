@@ -19,35 +19,6 @@ from idea.domain.work_state import Status
 
 LayoutNode = NodeJson  # layouts: domain/layout (each ``to_json``)
 
-# --- the delegation log (application/orchestrator_service.py) ---------------------------------
-
-
-class Delegation(TypedDict):
-    """One processed command, as logged; prompt and reply clipped to 8000 characters."""
-
-    at_ms: int
-    source: Source
-    requester: str | None  # an agent id
-    requester_claimed: NotRequired[bool]  # a request file's word alone
-    requester_proven: NotRequired[bool]
-    action: str
-    target: str | None
-    prompt_chars: int | None
-    prompt: str | None
-    reply: str | None
-    duration_ms: int
-    ok: bool
-    code: str | None
-    # An ask's row (DESIGN.md §15); rows logged by an older IdeA may lack them.
-    chain_id: NotRequired[str | None]
-    depth: NotRequired[int | None]
-    ask_id: NotRequired[str | None]
-    parent_ask_id: NotRequired[str | None]
-    usage: NotRequired[UsageJson | None]  # the answering turn's
-    queued_ms: NotRequired[int | None]
-    started_at_ms: NotRequired[int]  # LOST rows: when the ask that never ended started
-
-
 # --- a chat (domain/session_events.py ``to_json``, app/chat_transcripts.py) --------------------
 
 

@@ -11,7 +11,7 @@ from idea.app.terminal_stream import TerminalViews
 from idea.app.ui.context import UiContext
 from idea.app.ui.params import NoParams, bounded
 from idea.app.ui.rows import LostAsk, lost_ask_rows
-from idea.app.ui.shapes import Delegation
+from idea.application.orchestrator_service import DelegationJson
 
 DELEGATIONS_DEFAULT, DELEGATIONS_MAX = 100, 1000
 
@@ -33,9 +33,11 @@ class ProblemRow(TypedDict):
     agent: NotRequired[str]  # the copied agent's name
 
 
-async def delegations_recent(ctx: UiContext, _: TerminalViews, p: RecentParams) -> list[Delegation]:
+async def delegations_recent(
+    ctx: UiContext, _: TerminalViews, p: RecentParams
+) -> list[DelegationJson]:
     records = await asyncio.to_thread(ctx.rt.delegations.recent, p.limit)
-    return cast(list[Delegation], [*records])
+    return cast(list[DelegationJson], [*records])  # the log's lines, as the file holds them
 
 
 def problems_list(ctx: UiContext, _: TerminalViews, __: NoParams) -> list[ProblemRow | LostAsk]:

@@ -16,7 +16,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Coroutine
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, TypedDict, cast
 
 from aiohttp import WSMsgType, web
 
@@ -30,14 +30,7 @@ from idea.app.terminal_stream import (
     ClientStreams,
 )
 from idea.app.ui.api import Doctor, Method, UiApi
-from idea.app.ui.shapes import (
-    ChatEventWho,
-    Intersect,
-    ProjectOpened,
-    Seq,
-    SessionEntry,
-    TerminalExit,
-)
+from idea.app.ui.shapes import Intersect, Seq, SessionEntry, TurnStartedEntry
 from idea.application.session_ports import Unsubscribe
 from idea.application.tasks import TaskSet
 from idea.domain.errors import CorruptFile, IdeaError, Internal, Invalid, Unavailable
@@ -292,7 +285,8 @@ class UiServer:
         self._follow(runtime)
         info = runtime.services.info
         root = str(runtime.services.paths.root)
-        self.broadcast("ProjectOpened", {"id": info.id, "name": info.name, "root": root})
+        opened: ProjectOpened = {"id": info.id, "name": info.name, "root": root}
+        self.broadcast("ProjectOpened", json_object(opened))
 
     def _on_event(self, event: DomainEvent) -> None:
         if isinstance(event, AgentLaunched):
@@ -301,12 +295,12 @@ class UiServer:
             self._seen_problems.append(CorruptFile(event.path, event.quarantined_to, event.reason))
         self.broadcast(type(event).__name__, event.to_json())
         if isinstance(event, AgentTurnStarted):
-            started: JsonObject = {
+            started: TurnStartedEntry = {
                 "type": "turn_started",
                 "requester_id": event.requester_id,
                 "prompt": event.prompt,
             }
-            self._chat(event.agent_id, event.agent_name, started)
+            self._chat(event.agent_id, event.agent_name, json_object(started))
         if isinstance(event, AgentStopped):
             self._unwatch(event.agent_id)
 
@@ -331,16 +325,20 @@ class UiServer:
         if terminal is not None:
 
             def exited(code: int) -> None:
-                data: JsonObject = {"agent_id": agent_id, "agent_name": agent_name}
-                self.broadcast("TerminalExit", {**data, "exit_code": code})
+                ended: TerminalExit = {
+                    "agent_id": agent_id,
+                    "agent_name": agent_name,
+                    "exit_code": code,
+                }
+                self.broadcast("TerminalExit", json_object(ended))
 
             watches.append(terminal.on_exit(exited))
         self._watches[agent_id] = watches
 
     def _chat(self, agent_id: str, agent_name: str, entry: JsonObject) -> None:
         seq = self._transcripts.add(agent_id, entry)
-        who: JsonObject = {"agent_id": agent_id, "agent_name": agent_name}
-        self.broadcast("ChatEvent", {**who, **entry, "seq": seq})
+        who: ChatEventWho = {"agent_id": agent_id, "agent_name": agent_name}
+        self.broadcast("ChatEvent", {**json_object(who), **entry, "seq": seq})
 
     def _unwatch(self, agent_id: str) -> None:
         for unsubscribe in self._watches.pop(agent_id, []):
@@ -391,6 +389,25 @@ class Client(ClientStreams):
 
 
 # The events this server pushes itself, beside the domain's (``EVENT_TYPES``): name -> payload.
+class ChatEventWho(TypedDict):
+    """``ChatEvent`` is this, the entry and its ``seq``."""
+
+    agent_id: str
+    agent_name: str
+
+
+class ProjectOpened(TypedDict):
+    id: str
+    name: str
+    root: str
+
+
+class TerminalExit(TypedDict):
+    agent_id: str
+    agent_name: str
+    exit_code: int
+
+
 SERVER_EVENTS: dict[str, object] = {
     "ChatEvent": Annotated[SessionEntry, Intersect(ChatEventWho, Seq)],
     "ProjectOpened": ProjectOpened,

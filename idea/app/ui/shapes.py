@@ -1,25 +1,35 @@
-"""The shapes the UI is sent that are built outside ``idea.app.ui`` (the layouts, the board, the
-delegation log, a chat's entries): declared here once, as ``TypedDict``s, for ui/src.
+"""The UI's shapes, collected for ``idea.app.ui.typegen`` (``ui/src/model/api.gen.ts``).
 
-Invariant: each shape says what its builder's ``to_json`` writes (the builder is named on each);
-``idea.app.ui.typegen`` writes them into ``ui/src/model/api.gen.ts`` under the same names (a
-name ending in ``Json`` loses it there: ``UsageJson`` is ``Usage``). Keys a newer IdeA may add to
-saved files (``extra``) are not listed.
+Invariant: a shape is a ``TypedDict`` declared beside the function that builds it, as that
+function's return type, so mypy fails when builder and shape disagree:
+
+- layouts: ``LeafJson``, ``SplitJson``, ``TabJson`` (domain/layout/tree.py), ``LayoutsJson``
+  (domain/layout/layouts.py);
+- what turns cost: ``UsageJson``, ``RateLimitJson`` (domain/usage.py);
+- the work state (``workstate.get``): application/project_work_state.py, and a row's
+  ``LastDelegationJson`` (application/work_state.py);
+- the delegation log: ``DelegationJson`` (application/orchestrator_service.py), with an ask's
+  ``AskTraceJson`` (domain/outcome.py);
+- a chat's entries: domain/session_events.py;
+- the UI's own rows and pushed events: app/ui/rows.py, app/ui/methods/, app/ui/server.py.
+
+Here is only what no single builder owns: the unions the UI names (``LayoutNode``,
+``SessionEntry``, ``ChatEntry``), the entry the server adds when a turn starts (``chat.history``
+names it too, so it cannot live in server.py), and the ``Intersect`` marker. A name ending in
+``Json`` loses it in TypeScript (``UsageJson`` is ``Usage``). Keys a newer IdeA may add to saved
+files (``extra``) are in no shape.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, TypedDict
 
-from idea.domain.commands import Source
 from idea.domain.layout import NodeJson
 from idea.domain.session_events import FinalEntry, TextEntry, ToolResultEntry, ToolUseEntry
-from idea.domain.usage import RateLimitJson, UsageJson
-from idea.domain.work_state import Status
 
-LayoutNode = NodeJson  # layouts: domain/layout (each ``to_json``)
+LayoutNode = NodeJson
 
-# --- a chat (domain/session_events.py ``to_json``, app/chat_transcripts.py) --------------------
+# --- a chat (domain/session_events.py, app/ui/server.py, app/chat_transcripts.py) -------------
 
 
 class TurnStartedEntry(TypedDict):
@@ -47,31 +57,3 @@ class Intersect:
 
 # A chat's entry as a client gets it: the entry and its number (``chat.history``, ``ChatEvent``).
 ChatEntry = Annotated[SessionEntry, Intersect(Seq)]
-
-
-class ChatHistory(TypedDict):
-    entries: list[ChatEntry]
-    seq: int
-    queued: int
-
-
-# --- events the UI server pushes itself (app/ui/server.py) ------------------------------------
-
-
-class ChatEventWho(TypedDict):
-    """``ChatEvent`` is this, the entry and its ``seq``."""
-
-    agent_id: str
-    agent_name: str
-
-
-class ProjectOpened(TypedDict):
-    id: str
-    name: str
-    root: str
-
-
-class TerminalExit(TypedDict):
-    agent_id: str
-    agent_name: str
-    exit_code: int

@@ -9,7 +9,7 @@ from typing import NotRequired, TypedDict, cast
 from idea.app.terminal_stream import TerminalViews
 from idea.app.ui.context import ChatTurn, UiContext
 from idea.app.ui.params import NameParams, checked
-from idea.app.ui.shapes import ChatHistory
+from idea.app.ui.shapes import ChatEntry
 from idea.application.caller import AskProgress
 from idea.domain.commands import AskAgent, Source
 from idea.domain.errors import AgentFailed, MissingField
@@ -61,6 +61,12 @@ async def chat_send(ctx: UiContext, _: TerminalViews, p: SendParams) -> Reply:
         if not turns:
             del ctx.chat_turns[name]
     return {"reply": outcome.reply}
+
+
+class ChatHistory(TypedDict):
+    entries: list[ChatEntry]
+    seq: int
+    queued: int
 
 
 def chat_history(ctx: UiContext, _: TerminalViews, p: NameParams) -> ChatHistory:

@@ -49,8 +49,7 @@ ui-test: $(UI_MODULES)
 run: $(STAMP) ui
 	$(VENV)/bin/idea open "$(CURDIR)"
 
-# The UI's lint: eslint over ui/src, prettier over the views and main.ts (ui/src/model/ joins
-# prettier's check once it is formatted).
+# The UI's lint: eslint and prettier over ui/src (the generated api.gen.ts is checked by typegen).
 lint: $(STAMP) $(UI_MODULES)
 	$(VENV)/bin/ruff check idea tests bench
 	$(VENV)/bin/ruff format --check idea tests bench

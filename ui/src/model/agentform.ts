@@ -8,7 +8,10 @@ import type { CreateParams } from "./api.gen";
 import type { AgentDetail, ApiError, Mode, Profile } from "./types";
 
 /** A `profiles.list` row with the fields the editor offers (ui/API.md). */
-export type ProfileInfo = Omit<Profile, "permission_modes" | "models"> & { permission_modes?: unknown; models?: unknown };
+export type ProfileInfo = Omit<Profile, "permission_modes" | "models"> & {
+  permission_modes?: unknown;
+  models?: unknown;
+};
 /** An `agents.get` row with its permission mode. */
 export type AgentInfo = AgentDetail & { permission_mode?: string | null };
 
@@ -18,10 +21,25 @@ export const PREFERRED_PROFILE = "claude";
 export const FALLBACK_PROFILE = "shell";
 
 export type FormField =
-  | "name" | "profile" | "mode" | "model" | "permission_mode" | "description" | "context" | "workspace"
+  | "name"
+  | "profile"
+  | "mode"
+  | "model"
+  | "permission_mode"
+  | "description"
+  | "context"
+  | "workspace"
   | "host";
 export const FORM_FIELDS: readonly FormField[] = [
-  "name", "profile", "mode", "model", "permission_mode", "description", "context", "workspace", "host",
+  "name",
+  "profile",
+  "mode",
+  "model",
+  "permission_mode",
+  "description",
+  "context",
+  "workspace",
+  "host",
 ];
 
 export type AgentFormValues = {
@@ -55,7 +73,9 @@ export function defaultProfile(profiles: readonly ProfileInfo[]): string {
 
 /** The modes a profile runs in, chat first; a profile that says nothing runs in a terminal. */
 export function modesOf(profile: ProfileInfo | undefined): Mode[] {
-  const modes = strings(profile?.modes).filter((m): m is Mode => m === "structured" || m === "terminal");
+  const modes = strings(profile?.modes).filter(
+    (m): m is Mode => m === "structured" || m === "terminal",
+  );
   const ordered = (["structured", "terminal"] as Mode[]).filter((m) => modes.includes(m));
   return ordered.length ? ordered : ["terminal"];
 }
@@ -79,12 +99,22 @@ export function takesModel(profile: ProfileInfo | undefined): boolean {
 }
 
 /** What the form shows first: a new agent's defaults, or the agent as it is. */
-export function formDefaults(profiles: readonly ProfileInfo[], agent: AgentInfo | null): AgentFormValues {
+export function formDefaults(
+  profiles: readonly ProfileInfo[],
+  agent: AgentInfo | null,
+): AgentFormValues {
   if (!agent) {
     const profile = defaultProfile(profiles);
     return {
-      name: "", profile, mode: defaultMode(profiles.find((p) => p.name === profile)), model: "",
-      permission_mode: "", description: "", context: "", worktree: false, host: "",
+      name: "",
+      profile,
+      mode: defaultMode(profiles.find((p) => p.name === profile)),
+      model: "",
+      permission_mode: "",
+      description: "",
+      context: "",
+      worktree: false,
+      host: "",
     };
   }
   const profile = profiles.find((p) => p.name === agent.profile);
@@ -114,7 +144,9 @@ export function onProfileChange(
     ...values,
     profile: profile?.name ?? values.profile,
     mode: modeChosen && modesOf(profile).includes(values.mode) ? values.mode : defaultMode(profile),
-    permission_mode: permissionModesOf(profile).includes(values.permission_mode) ? values.permission_mode : "",
+    permission_mode: permissionModesOf(profile).includes(values.permission_mode)
+      ? values.permission_mode
+      : "",
     model: takesModel(profile) ? values.model : "",
   };
 }
@@ -124,7 +156,10 @@ export function onProfileChange(
 /** The params of `agents.create` and `agents.update` the form sets (the name aside). */
 export type AgentFields = Required<Omit<CreateParams, "name" | "asks_from">>;
 
-export function agentParams(values: AgentFormValues, profile: ProfileInfo | undefined): AgentFields {
+export function agentParams(
+  values: AgentFormValues,
+  profile: ProfileInfo | undefined,
+): AgentFields {
   const model = values.model.trim();
   const permissions = permissionModesOf(profile);
   return {

@@ -5,8 +5,12 @@ import type { Delegation, Usage } from "./types";
 
 function usage(total: number, cost: number | null = null): Usage {
   return {
-    input_tokens: total, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0,
-    total_tokens: total, cost_usd: cost,
+    input_tokens: total,
+    output_tokens: 0,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    total_tokens: total,
+    cost_usd: cost,
   };
 }
 
@@ -14,22 +18,67 @@ let n = 0;
 function row(over: Partial<Delegation> = {}): Delegation {
   n += 1;
   return {
-    at_ms: 1000 * n, source: "mcp", requester: "id-a", action: "agent.message", target: "b",
-    prompt_chars: 4, prompt: `p${n}`, reply: "r", duration_ms: 0, ok: true, code: null,
-    chain_id: null, depth: null, usage: null, ...over,
+    at_ms: 1000 * n,
+    source: "mcp",
+    requester: "id-a",
+    action: "agent.message",
+    target: "b",
+    prompt_chars: 4,
+    prompt: `p${n}`,
+    reply: "r",
+    duration_ms: 0,
+    ok: true,
+    code: null,
+    chain_id: null,
+    depth: null,
+    usage: null,
+    ...over,
   };
 }
 
 // Chain c1: you ask lead (10..100); lead asks dev (20..50) who asks qa (30..40); lead asks doc
 // (60..90). Each is logged when it ends, so the log holds qa, dev, doc, lead in that order.
-const qa = row({ target: "qa", chain_id: "c1", depth: 3, at_ms: 40, duration_ms: 10, usage: usage(100, 0.01) });
-const dev = row({ target: "dev", chain_id: "c1", depth: 2, at_ms: 50, duration_ms: 30, usage: usage(200) });
-const other = row({ target: "x", chain_id: "c2", depth: 1, at_ms: 55, duration_ms: 50, usage: usage(9999) });
+const qa = row({
+  target: "qa",
+  chain_id: "c1",
+  depth: 3,
+  at_ms: 40,
+  duration_ms: 10,
+  usage: usage(100, 0.01),
+});
+const dev = row({
+  target: "dev",
+  chain_id: "c1",
+  depth: 2,
+  at_ms: 50,
+  duration_ms: 30,
+  usage: usage(200),
+});
+const other = row({
+  target: "x",
+  chain_id: "c2",
+  depth: 1,
+  at_ms: 55,
+  duration_ms: 50,
+  usage: usage(9999),
+});
 const doc = row({
-  target: "doc", chain_id: "c1", depth: 2, at_ms: 90, duration_ms: 30, ok: false, code: "TIMEOUT",
+  target: "doc",
+  chain_id: "c1",
+  depth: 2,
+  at_ms: 90,
+  duration_ms: 30,
+  ok: false,
+  code: "TIMEOUT",
 });
 const lead = row({
-  target: "lead", chain_id: "c1", depth: 1, requester: null, source: "ui", at_ms: 100, duration_ms: 90,
+  target: "lead",
+  chain_id: "c1",
+  depth: 1,
+  requester: null,
+  source: "ui",
+  at_ms: 100,
+  duration_ms: 90,
   usage: usage(1000, 0.02),
 });
 const LOG = [qa, dev, other, doc, lead];
@@ -43,7 +92,13 @@ describe("the whole log", () => {
 
   it("does not indent rows without a sensible depth, and stops indenting past the cap", () => {
     const rows = logRows(
-      [row({ depth: null }), row({ depth: 0 }), row({ depth: -2 }), row({ depth: 1.5 }), row({ depth: 40 })],
+      [
+        row({ depth: null }),
+        row({ depth: 0 }),
+        row({ depth: -2 }),
+        row({ depth: 1.5 }),
+        row({ depth: 40 }),
+      ],
       null,
     );
     expect(rows.map((r) => r.depth)).toEqual([40, null, null, null, null]);
@@ -95,7 +150,9 @@ describe("one chain", () => {
 describe("a row", () => {
   it("started when a LOST row says, else its duration before it ended", () => {
     expect(startOf(row({ at_ms: 500, duration_ms: 200 }))).toBe(300);
-    expect(startOf(row({ at_ms: 500, duration_ms: 0, code: "LOST", ok: false, started_at_ms: 42 }))).toBe(42);
+    expect(
+      startOf(row({ at_ms: 500, duration_ms: 0, code: "LOST", ok: false, started_at_ms: 42 })),
+    ).toBe(42);
     expect(startOf(row({ at_ms: 500, duration_ms: NaN }))).toBe(500);
   });
 

@@ -68,7 +68,8 @@ export function chainTotals(records: readonly Delegation[], chain: string): Chai
   const depths = rows.map(depthOf).filter((d): d is number => d !== null);
   const ordered = inStartOrder(rows);
   const agents: string[] = [];
-  for (const r of ordered) if (r.target !== null && !agents.includes(r.target)) agents.push(r.target);
+  for (const r of ordered)
+    if (r.target !== null && !agents.includes(r.target)) agents.push(r.target);
   return {
     asks: rows.length,
     failed: rows.filter((r) => !r.ok).length,

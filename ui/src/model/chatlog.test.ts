@@ -22,10 +22,13 @@ const started = (prompt: string) => ev({ type: "turn_started", requester_id: nul
 const text = (t: string) => ev({ type: "text", text: t });
 const failed = (error: string) =>
   ev({ type: "final", text: "", is_error: true, error, conversation_id: null });
-const finished = (t: string) => ev({ type: "final", text: t, is_error: false, error: null, conversation_id: null });
+const finished = (t: string) =>
+  ev({ type: "final", text: t, is_error: false, error: null, conversation_id: null });
 
 function answers() {
-  return transcript("a1").entries.filter((e): e is Entry & { kind: "assistant" } => e.kind === "assistant");
+  return transcript("a1").entries.filter(
+    (e): e is Entry & { kind: "assistant" } => e.kind === "assistant",
+  );
 }
 
 beforeEach(() => forgetTranscripts());
@@ -37,13 +40,24 @@ describe("an interrupted turn", () => {
     onChatEvent(text("Working on"));
     askInterrupt("a1");
     onChatEvent(failed("aborted_streaming: [ede_diagnostic] result_type=user"));
-    expect(answers()).toMatchObject([{ kind: "assistant", done: true, error: null, interrupted: true }]);
+    expect(answers()).toMatchObject([
+      { kind: "assistant", done: true, error: null, interrupted: true },
+    ]);
     expect(`${answers()[0].text}`).toBe("Working on");
   });
 
   it("shows as interrupted when the server says so, as a history replayed after a reload does", () => {
     onChatEvent(started("SLOW task"));
-    onChatEvent(ev({ type: "final", text: "", is_error: true, error: "aborted_streaming", conversation_id: null, interrupted: true }));
+    onChatEvent(
+      ev({
+        type: "final",
+        text: "",
+        is_error: true,
+        error: "aborted_streaming",
+        conversation_id: null,
+        interrupted: true,
+      }),
+    );
     expect(answers()[0]).toMatchObject({ error: null, interrupted: true });
   });
 
@@ -99,18 +113,31 @@ describe("an interrupted turn", () => {
 describe("what a screen reader hears when a reply ends", () => {
   const reply = (over: { text?: string; interrupted?: boolean; error?: string }) =>
     ({
-      kind: "assistant", done: true, error: null, interrupted: false, ...over, text: new Pieces(over.text ?? ""),
+      kind: "assistant",
+      done: true,
+      error: null,
+      interrupted: false,
+      ...over,
+      text: new Pieces(over.text ?? ""),
     }) as const;
 
   it("names who answered and the start of the answer, in one line", () => {
-    expect(replyAnnouncement("bot", reply({ text: "## Plan\n\nStep  one" }))).toBe("bot replied: ## Plan Step one");
-    expect(replyAnnouncement("bot", reply({ text: "x".repeat(500) }))).toHaveLength("bot replied: ".length + 200);
+    expect(replyAnnouncement("bot", reply({ text: "## Plan\n\nStep  one" }))).toBe(
+      "bot replied: ## Plan Step one",
+    );
+    expect(replyAnnouncement("bot", reply({ text: "x".repeat(500) }))).toHaveLength(
+      "bot replied: ".length + 200,
+    );
   });
 
   it("says an interruption or a failure for what it is", () => {
     expect(replyAnnouncement("bot", reply({ interrupted: true }))).toBe("bot: interrupted");
-    expect(replyAnnouncement("bot", reply({ error: "API Error: 500" }))).toBe("bot failed: API Error: 500");
-    expect(replyAnnouncement("bot", { kind: "user", text: "hi", from: null, pending: false })).toBe("");
+    expect(replyAnnouncement("bot", reply({ error: "API Error: 500" }))).toBe(
+      "bot failed: API Error: 500",
+    );
+    expect(replyAnnouncement("bot", { kind: "user", text: "hi", from: null, pending: false })).toBe(
+      "",
+    );
   });
 });
 

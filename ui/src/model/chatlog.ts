@@ -12,7 +12,14 @@ import type { ChatEntry, ChatEventData } from "./types";
 export type Entry =
   | { kind: "user"; text: string; from: string | null; pending: boolean }
   | { kind: "assistant"; text: Pieces; done: boolean; error: string | null; interrupted: boolean }
-  | { kind: "tool"; id: string; name: string; input: unknown; output: string | null; isError: boolean };
+  | {
+      kind: "tool";
+      id: string;
+      name: string;
+      input: unknown;
+      output: string | null;
+      isError: boolean;
+    };
 
 type Transcript = {
   entries: Entry[];
@@ -35,8 +42,15 @@ export function transcript(agentId: string): Transcript {
   let t = transcripts.get(agentId);
   if (!t) {
     t = {
-      entries: [], busy: false, seeded: false, seq: 0, loading: false, held: [], queued: 0,
-      interruptAsked: false, listeners: new Set(),
+      entries: [],
+      busy: false,
+      seeded: false,
+      seq: 0,
+      loading: false,
+      held: [],
+      queued: 0,
+      interruptAsked: false,
+      listeners: new Set(),
     };
     transcripts.set(agentId, t);
   }
@@ -55,7 +69,13 @@ function changed(t: Transcript): void {
 function openAnswer(t: Transcript): Entry & { kind: "assistant" } {
   const last = t.entries[t.entries.length - 1];
   if (last?.kind === "assistant" && !last.done) return last;
-  const entry = { kind: "assistant" as const, text: new Pieces(), done: false, error: null, interrupted: false };
+  const entry = {
+    kind: "assistant" as const,
+    text: new Pieces(),
+    done: false,
+    error: null,
+    interrupted: false,
+  };
   t.entries.push(entry);
   return entry;
 }
@@ -132,9 +152,14 @@ function apply(t: Transcript, ev: ChatEntry): void {
   t.seq = Math.max(t.seq, ev.seq);
   switch (ev.type) {
     case "turn_started": {
-      const from = ev.requester_id ? (store.agentById(ev.requester_id)?.name ?? ev.requester_id) : null;
+      const from = ev.requester_id
+        ? (store.agentById(ev.requester_id)?.name ?? ev.requester_id)
+        : null;
       // The UI's own message is already shown (pending): this is its turn starting.
-      const mine = from === null ? t.entries.find((e) => e.kind === "user" && e.pending && e.text === ev.prompt) : undefined;
+      const mine =
+        from === null
+          ? t.entries.find((e) => e.kind === "user" && e.pending && e.text === ev.prompt)
+          : undefined;
       if (mine?.kind === "user") mine.pending = false;
       else t.entries.push({ kind: "user", text: ev.prompt, from, pending: false });
       t.busy = true;
@@ -146,7 +171,14 @@ function apply(t: Transcript, ev: ChatEntry): void {
       t.busy = true;
       break;
     case "tool_use":
-      t.entries.push({ kind: "tool", id: ev.tool_id, name: ev.name, input: ev.input, output: null, isError: false });
+      t.entries.push({
+        kind: "tool",
+        id: ev.tool_id,
+        name: ev.name,
+        input: ev.input,
+        output: null,
+        isError: false,
+      });
       t.busy = true;
       break;
     case "tool_result": {
@@ -188,7 +220,8 @@ export async function seed(agentId: string, agentName: string): Promise<void> {
       t.seq = 0;
       for (const e of history.entries) apply(t, e);
       for (const e of mine) {
-        if (e.kind === "user" && !t.entries.some((x) => x.kind === "user" && x.text === e.text)) t.entries.push(e);
+        if (e.kind === "user" && !t.entries.some((x) => x.kind === "user" && x.text === e.text))
+          t.entries.push(e);
       }
       t.seq = history.seq;
     } else {
@@ -213,7 +246,13 @@ async function seedFromLog(t: Transcript, agentName: string): Promise<void> {
     const from = r.requester ? (store.agentById(r.requester)?.name ?? r.requester) : null;
     past.push({ kind: "user", text: r.prompt ?? "", from, pending: false });
     const error = r.ok ? null : (r.code ?? "failed");
-    past.push({ kind: "assistant", text: new Pieces(r.reply ?? ""), done: true, error, interrupted: false });
+    past.push({
+      kind: "assistant",
+      text: new Pieces(r.reply ?? ""),
+      done: true,
+      error,
+      interrupted: false,
+    });
   }
   t.entries = [...past, ...t.entries];
 }

@@ -4,7 +4,9 @@ import { atBottom, blockBoundary, planRender, renderDelay, type Shown } from "./
 import { emptyData, toolData, toolLabel } from "./toolcall";
 
 describe("planRender", () => {
-  const a = {}, b = {}, c = {};
+  const a = {},
+    b = {},
+    c = {};
   const shown: Shown[] = [
     { entry: a, sig: "u" },
     { entry: b, sig: "a|5|open" },
@@ -111,7 +113,10 @@ describe("atBottom", () => {
 
 describe("toolLabel", () => {
   it("shows an MCP tool by its own name, its server apart", () => {
-    expect(toolLabel("mcp__idea__idea_ask_agent")).toEqual({ tool: "idea_ask_agent", server: "idea" });
+    expect(toolLabel("mcp__idea__idea_ask_agent")).toEqual({
+      tool: "idea_ask_agent",
+      server: "idea",
+    });
     expect(toolLabel("mcp__github__create_pull_request")).toEqual({
       tool: "create_pull_request",
       server: "github",

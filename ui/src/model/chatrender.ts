@@ -38,7 +38,12 @@ export function blockBoundary(text: string, from: number): number {
     const m = FENCE.exec(line);
     if (fence !== null) {
       // A closing fence: the same character, at least as long, nothing after it.
-      if (m && m[1][0] === fence[0] && m[1].length >= fence.length && !line.slice(m[0].length).trim()) {
+      if (
+        m &&
+        m[1][0] === fence[0] &&
+        m[1].length >= fence.length &&
+        !line.slice(m[0].length).trim()
+      ) {
         fence = null;
       }
     } else if (m && !(m[1][0] === "`" && line.slice(m[0].length).includes("`"))) {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 
 import {
-  editConflictOf, opened, overwrite, refused, shortPath, shownText, versionParam, type EditConflict,
+  editConflictOf,
+  opened,
+  overwrite,
+  refused,
+  shortPath,
+  shownText,
+  versionParam,
+  type EditConflict,
 } from "./edits";
 import type { ApiError } from "./types";
 
@@ -49,7 +56,9 @@ describe("a refused save", () => {
       yours: "---\nprofile: claude\n---\nMine.\n",
     });
     // A rename to a taken name, a running agent: CONFLICTs of another kind, said as before.
-    expect(editConflictOf({ code: "CONFLICT", message: "an agent named 'x' already exists" })).toBeNull();
+    expect(
+      editConflictOf({ code: "CONFLICT", message: "an agent named 'x' already exists" }),
+    ).toBeNull();
     expect(editConflictOf({ code: "INVALID", message: "x", version_on_disk: V2 })).toBeNull();
     expect(editConflictOf(null)).toBeNull();
   });
@@ -62,7 +71,9 @@ describe("a refused save", () => {
   });
 
   it("overwrite saves on the version now on disk, knowingly", () => {
-    const state = overwrite(refused(opened({ version: V1 }), editConflictOf(conflictError()) as EditConflict));
+    const state = overwrite(
+      refused(opened({ version: V1 }), editConflictOf(conflictError()) as EditConflict),
+    );
     expect(state).toEqual({ version: V2, conflict: null });
     expect(versionParam(state)).toEqual({ version: V2 });
     expect(overwrite(opened({ version: V1 }))).toEqual({ version: V1, conflict: null }); // nothing to overwrite

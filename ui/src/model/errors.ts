@@ -64,12 +64,21 @@ function sentence(e: ApiError, nowMs: number): string {
     case "TIMEOUT":
       return `${e.message} (the agent is still alive).`;
     case "DEPTH_EXCEEDED":
-      return withMessage("This chain of asks is already as deep as the delegation policy allows.", e);
+      return withMessage(
+        "This chain of asks is already as deep as the delegation policy allows.",
+        e,
+      );
     case "BUDGET_EXCEEDED":
-      return withMessage("This chain of asks has spent the token budget the delegation policy gives it.", e);
+      return withMessage(
+        "This chain of asks has spent the token budget the delegation policy gives it.",
+        e,
+      );
     case "RATE_LIMITED": {
       // A detail is a string: the reset time comes as its decimal milliseconds.
-      const at = typeof e.resets_at_ms === "string" && /^\d+$/.test(e.resets_at_ms) ? Number(e.resets_at_ms) : null;
+      const at =
+        typeof e.resets_at_ms === "string" && /^\d+$/.test(e.resets_at_ms)
+          ? Number(e.resets_at_ms)
+          : null;
       const reset = resetText(at, nowMs);
       const lead = "The agent's CLI refused: it is rate-limited or out of quota";
       return withMessage(reset ? `${lead}; it ${reset}.` : `${lead}.`, e);

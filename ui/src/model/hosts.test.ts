@@ -8,8 +8,14 @@ describe("hostBadge", () => {
   });
   it("names the host and the state of its link", () => {
     expect(hostBadge({ host: "gpu", link: "up" })?.label).toBe("gpu");
-    expect(hostBadge({ host: "gpu", link: "reconnecting" })).toMatchObject({ label: "gpu · reconnecting", cls: "warn" });
-    expect(hostBadge({ host: "gpu", link: "lost" })).toMatchObject({ label: "gpu · lost", cls: "error" });
+    expect(hostBadge({ host: "gpu", link: "reconnecting" })).toMatchObject({
+      label: "gpu · reconnecting",
+      cls: "warn",
+    });
+    expect(hostBadge({ host: "gpu", link: "lost" })).toMatchObject({
+      label: "gpu · lost",
+      cls: "error",
+    });
     expect(hostBadge({ host: "gpu", link: null })?.title).toContain("not connected");
   });
 });

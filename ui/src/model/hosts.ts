@@ -9,10 +9,18 @@ export function hostBadge(agent: Pick<AgentRow, "host" | "link"> | undefined): H
   if (!host) return null;
   const link = agent.link ?? null;
   if (link === "reconnecting") {
-    return { label: `${host} · reconnecting`, cls: "warn", title: `The link to ${host} dropped: reconnecting; the agent lives on there` };
+    return {
+      label: `${host} · reconnecting`,
+      cls: "warn",
+      title: `The link to ${host} dropped: reconnecting; the agent lives on there`,
+    };
   }
   if (link === "lost") {
-    return { label: `${host} · lost`, cls: "error", title: `The link to ${host} did not come back: its agents there were stopped` };
+    return {
+      label: `${host} · lost`,
+      cls: "error",
+      title: `The link to ${host} did not come back: its agents there were stopped`,
+    };
   }
   if (link === "up") {
     return { label: host, cls: "host", title: `Runs on ${host} over SSH` };

@@ -23,7 +23,10 @@ function press(text: string, over: Partial<KeyLike> = {}): KeyLike {
         : last.startsWith("Digit")
           ? last.slice(5)
           : last;
-  const code = last.length === 1 ? ({ "=": "Equal", "+": "Equal", "-": "Minus", "0": "Digit0" }[last] ?? "") : last;
+  const code =
+    last.length === 1
+      ? ({ "=": "Equal", "+": "Equal", "-": "Minus", "0": "Digit0" }[last] ?? "")
+      : last;
   return {
     key,
     code,
@@ -43,20 +46,69 @@ const route = (k: string, place: KeyPlace, maximized = false) =>
 
 // Keys a text box or a shell uses for editing: the workspace never takes them there.
 const EDITING_KEYS = [
-  "ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown",
-  "Shift+ArrowLeft", "Shift+ArrowRight", "Ctrl+ArrowLeft", "Ctrl+ArrowRight",
-  "Ctrl+Shift+ArrowLeft", "Ctrl+Shift+ArrowRight", "Alt+ArrowLeft", "Alt+ArrowRight",
-  "Alt+ArrowUp", "Alt+ArrowDown", "Ctrl+Home", "Ctrl+End", "Shift+Home", "Shift+End",
-  "Backspace", "Delete", "Ctrl+Backspace", "Ctrl+Delete", "Alt+Backspace", "Enter",
-  "Shift+Enter", "Tab", "Shift+Tab", "Escape",
-  "Ctrl+KeyA", "Ctrl+KeyC", "Ctrl+KeyV", "Ctrl+KeyX", "Ctrl+KeyZ", "Ctrl+KeyY", "Ctrl+Shift+KeyZ",
+  "ArrowLeft",
+  "ArrowRight",
+  "ArrowUp",
+  "ArrowDown",
+  "Home",
+  "End",
+  "PageUp",
+  "PageDown",
+  "Shift+ArrowLeft",
+  "Shift+ArrowRight",
+  "Ctrl+ArrowLeft",
+  "Ctrl+ArrowRight",
+  "Ctrl+Shift+ArrowLeft",
+  "Ctrl+Shift+ArrowRight",
+  "Alt+ArrowLeft",
+  "Alt+ArrowRight",
+  "Alt+ArrowUp",
+  "Alt+ArrowDown",
+  "Ctrl+Home",
+  "Ctrl+End",
+  "Shift+Home",
+  "Shift+End",
+  "Backspace",
+  "Delete",
+  "Ctrl+Backspace",
+  "Ctrl+Delete",
+  "Alt+Backspace",
+  "Enter",
+  "Shift+Enter",
+  "Tab",
+  "Shift+Tab",
+  "Escape",
+  "Ctrl+KeyA",
+  "Ctrl+KeyC",
+  "Ctrl+KeyV",
+  "Ctrl+KeyX",
+  "Ctrl+KeyZ",
+  "Ctrl+KeyY",
+  "Ctrl+Shift+KeyZ",
 ];
 // What shells and TUIs read besides: readline's Alt+letter and Ctrl+letter, function keys.
 const TERMINAL_KEYS = [
   ...EDITING_KEYS,
-  "Alt+KeyB", "Alt+KeyF", "Alt+KeyD", "Alt+Period", "Ctrl+KeyR", "Ctrl+KeyW", "Ctrl+KeyU",
-  "Ctrl+KeyK", "Ctrl+KeyL", "Ctrl+KeyD", "Ctrl+KeyP", "Ctrl+KeyN", "Ctrl+KeyF", "Ctrl+KeyB",
-  "F1", "F2", "F5", "F10", "Shift+PageUp", "Shift+PageDown",
+  "Alt+KeyB",
+  "Alt+KeyF",
+  "Alt+KeyD",
+  "Alt+Period",
+  "Ctrl+KeyR",
+  "Ctrl+KeyW",
+  "Ctrl+KeyU",
+  "Ctrl+KeyK",
+  "Ctrl+KeyL",
+  "Ctrl+KeyD",
+  "Ctrl+KeyP",
+  "Ctrl+KeyN",
+  "Ctrl+KeyF",
+  "Ctrl+KeyB",
+  "F1",
+  "F2",
+  "F5",
+  "F10",
+  "Shift+PageUp",
+  "Shift+PageDown",
 ];
 
 describe("key routing", () => {
@@ -125,8 +177,14 @@ describe("key routing", () => {
   });
 
   it("pastes natively: the key is kept from xterm but its default action is left alone", () => {
-    expect(routeKey(press("Ctrl+Shift+KeyV"), "terminal", idle)).toEqual({ action: "paste", native: true });
-    expect(routeKey(press("Ctrl+Shift+KeyC"), "terminal", idle)).toEqual({ action: "copy", native: false });
+    expect(routeKey(press("Ctrl+Shift+KeyV"), "terminal", idle)).toEqual({
+      action: "paste",
+      native: true,
+    });
+    expect(routeKey(press("Ctrl+Shift+KeyC"), "terminal", idle)).toEqual({
+      action: "copy",
+      native: false,
+    });
   });
 
   it("restores a maximised cell with Escape outside terminals, and only then", () => {
@@ -139,7 +197,9 @@ describe("key routing", () => {
   it("never matches with Meta held, nor events that are not key presses", () => {
     expect(routeKey(press("Ctrl+Shift+KeyP", { metaKey: true }), "page", idle)).toBeNull();
     expect(routeKey(press("Ctrl+Shift+KeyP", { type: "input" }), "page", idle)).toBeNull();
-    expect(routeKey(press("Ctrl+Shift+KeyP", { type: undefined }), "page", idle)?.action).toBe("palette");
+    expect(routeKey(press("Ctrl+Shift+KeyP", { type: undefined }), "page", idle)?.action).toBe(
+      "palette",
+    );
   });
 
   it("reads letters by their key position, so Alt on any layout still matches", () => {
@@ -148,8 +208,12 @@ describe("key routing", () => {
   });
 
   it("reads the font keys by character (Ctrl++ is Ctrl+Shift+= on a US keyboard; the keypad too)", () => {
-    expect(routeKey(press("Ctrl++", { code: "NumpadAdd", shiftKey: false }), "terminal", idle)?.action).toBe("fontBigger");
-    expect(routeKey(press("Ctrl+-", { code: "NumpadSubtract" }), "terminal", idle)?.action).toBe("fontSmaller");
+    expect(
+      routeKey(press("Ctrl++", { code: "NumpadAdd", shiftKey: false }), "terminal", idle)?.action,
+    ).toBe("fontBigger");
+    expect(routeKey(press("Ctrl+-", { code: "NumpadSubtract" }), "terminal", idle)?.action).toBe(
+      "fontSmaller",
+    );
     expect(routeKey(press("Ctrl+=", { altKey: true }), "terminal", idle)).toBeNull();
   });
 });
@@ -180,7 +244,10 @@ describe("the key table", () => {
       for (const b of c.bindings) {
         expect(matches(b.spec, press(b.spec)), b.spec).toBe(true);
         for (const place of b.places) {
-          expect(routeKey(press(b.spec), place, { maximized: true })?.action, `${b.spec} in ${place}`).toBe(c.action);
+          expect(
+            routeKey(press(b.spec), place, { maximized: true })?.action,
+            `${b.spec} in ${place}`,
+          ).toBe(c.action);
         }
       }
     }

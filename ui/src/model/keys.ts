@@ -205,7 +205,13 @@ export const COMMANDS: readonly Command[] = [
   },
 ];
 
-type Parsed = { ctrl: boolean; alt: boolean; shift: boolean; key: string | null; code: string | null };
+type Parsed = {
+  ctrl: boolean;
+  alt: boolean;
+  shift: boolean;
+  key: string | null;
+  code: string | null;
+};
 
 const MODIFIERS = new Set(["Ctrl", "Alt", "Shift"]);
 

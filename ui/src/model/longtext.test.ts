@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 
-import { asMarkdown, folds, foldNote, MARKDOWN_MAX_CHARS, Pieces, size, STEP_CHARS, STEP_LINES, stepEnd } from "./longtext";
+import {
+  asMarkdown,
+  folds,
+  foldNote,
+  MARKDOWN_MAX_CHARS,
+  Pieces,
+  size,
+  STEP_CHARS,
+  STEP_LINES,
+  stepEnd,
+} from "./longtext";
 
 describe("Pieces", () => {
   it("keeps each appended piece as it came: an append never copies the text so far", () => {
@@ -17,8 +27,19 @@ describe("Pieces", () => {
     const whole = "The quick brown fox jumps over the lazy dog";
     const t = new Pieces();
     for (let i = 0; i < whole.length; i += 5) t.append(whole.slice(i, i + 5));
-    for (const [a, b] of [[0, 3], [3, 11], [4, 5], [0, whole.length], [40, 99], [-3, 2], [20, 10], [7, undefined]]) {
-      expect(t.slice(a as number, b as number | undefined)).toBe(whole.slice(Math.max(0, a as number), b as number | undefined));
+    for (const [a, b] of [
+      [0, 3],
+      [3, 11],
+      [4, 5],
+      [0, whole.length],
+      [40, 99],
+      [-3, 2],
+      [20, 10],
+      [7, undefined],
+    ]) {
+      expect(t.slice(a as number, b as number | undefined)).toBe(
+        whole.slice(Math.max(0, a as number), b as number | undefined),
+      );
     }
   });
 

@@ -78,7 +78,12 @@ export type TextLike = string | Pieces;
  * just past a newline when one is in the second half of reach (a line is not cut across two steps
  * unless it is long), never between the two halves of a surrogate pair. O(step).
  */
-export function stepEnd(text: TextLike, from: number, chars = STEP_CHARS, lines = STEP_LINES): number {
+export function stepEnd(
+  text: TextLike,
+  from: number,
+  chars = STEP_CHARS,
+  lines = STEP_LINES,
+): number {
   if (from >= text.length) return text.length;
   const window = text.slice(from, from + chars);
   let count = 0;

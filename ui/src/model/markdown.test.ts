@@ -5,12 +5,12 @@ import { renderCode, renderMarkdown } from "./markdown";
 /** Hostile replies: each must render to HTML where nothing can run, load or escape the bubble. */
 export const HOSTILE = [
   "<script>window.__pwned = 1</script>",
-  "<img src=x onerror=\"window.__pwned = 1\">",
-  "<svg onload=\"window.__pwned = 1\"></svg>",
-  "<iframe src=\"https://example.com\"></iframe>",
+  '<img src=x onerror="window.__pwned = 1">',
+  '<svg onload="window.__pwned = 1"></svg>',
+  '<iframe src="https://example.com"></iframe>',
   "<style>body { display: none }</style>",
-  "<details open ontoggle=\"window.__pwned = 1\">x</details>",
-  "<a href=\"javascript:window.__pwned = 1\">html link</a>",
+  '<details open ontoggle="window.__pwned = 1">x</details>',
+  '<a href="javascript:window.__pwned = 1">html link</a>',
   "[md link](javascript:window.__pwned=1)",
   "[upper](JAVASCRIPT:window.__pwned=1)",
   "[spaced]( javascript:window.__pwned=1 )",
@@ -22,13 +22,13 @@ export const HOSTILE = [
   "![pixel](https://tracker.example/p.png)",
   "![js](javascript:window.__pwned=1)",
   "![data](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)",
-  "[title](https://example.com \"\\\" onmouseover=\\\"window.__pwned=1\")",
-  "```\"><img src=x onerror=window.__pwned=1>\ncode\n```",
+  '[title](https://example.com "\\" onmouseover=\\"window.__pwned=1")',
+  '```"><img src=x onerror=window.__pwned=1>\ncode\n```',
   "```js onclick=alert(1)\nx\n```",
-  "<div style=\"position:fixed;inset:0\">cover the app</div>",
-  "<form action=\"https://evil\"><input name=q></form>",
-  "<math><mi xlink:href=\"javascript:alert(1)\">x</mi></math>",
-  "<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\"></noscript>",
+  '<div style="position:fixed;inset:0">cover the app</div>',
+  '<form action="https://evil"><input name=q></form>',
+  '<math><mi xlink:href="javascript:alert(1)">x</mi></math>',
+  '<noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript>',
 ];
 
 function dom(html: string): HTMLTemplateElement {
@@ -41,15 +41,33 @@ function problems(html: string): string[] {
   const found: string[] = [];
   for (const el of dom(html).content.querySelectorAll("*")) {
     const tag = el.tagName.toLowerCase();
-    if (["script", "iframe", "style", "img", "svg", "math", "form", "object", "embed", "noscript"].includes(tag)) {
+    if (
+      [
+        "script",
+        "iframe",
+        "style",
+        "img",
+        "svg",
+        "math",
+        "form",
+        "object",
+        "embed",
+        "noscript",
+      ].includes(tag)
+    ) {
       found.push(`<${tag}>`);
     }
     for (const attr of el.getAttributeNames()) {
       const value = el.getAttribute(attr) ?? "";
       if (attr.startsWith("on")) found.push(`${tag}[${attr}]`);
-      if (/^\s*(javascript|data|vbscript|file):/i.test(value)) found.push(`${tag}[${attr}=${value}]`);
-      if (attr === "href" && !/^(https?:\/\/|mailto:)/i.test(value)) found.push(`${tag}[href=${value}]`);
-      if (attr === "style" && !/^text-align:(left|right|center)$/.test(value.replace(/\s|;/g, ""))) {
+      if (/^\s*(javascript|data|vbscript|file):/i.test(value))
+        found.push(`${tag}[${attr}=${value}]`);
+      if (attr === "href" && !/^(https?:\/\/|mailto:)/i.test(value))
+        found.push(`${tag}[href=${value}]`);
+      if (
+        attr === "style" &&
+        !/^text-align:(left|right|center)$/.test(value.replace(/\s|;/g, ""))
+      ) {
         found.push(`${tag}[style=${value}]`);
       }
     }
@@ -74,7 +92,9 @@ describe("renderMarkdown and hostile input", () => {
   });
 
   it("keeps an image as a link, not something that loads", () => {
-    const a = dom(renderMarkdown("![diagram](https://example.com/d.png)")).content.querySelector("a");
+    const a = dom(renderMarkdown("![diagram](https://example.com/d.png)")).content.querySelector(
+      "a",
+    );
     expect(a?.getAttribute("href")).toBe("https://example.com/d.png");
     expect(a?.textContent).toBe("image: diagram");
   });
@@ -86,8 +106,9 @@ describe("renderMarkdown and hostile input", () => {
   });
 
   it("opens links in a new tab without a window.opener", () => {
-    const a = dom(renderMarkdown("See [the docs](https://docs.python.org/3/) or https://example.com"))
-      .content.querySelectorAll("a");
+    const a = dom(
+      renderMarkdown("See [the docs](https://docs.python.org/3/) or https://example.com"),
+    ).content.querySelectorAll("a");
     expect(a).toHaveLength(2);
     for (const link of a) {
       expect(link.getAttribute("target")).toBe("_blank");
@@ -96,7 +117,9 @@ describe("renderMarkdown and hostile input", () => {
   });
 
   it("does not take file names for web addresses", () => {
-    expect(dom(renderMarkdown("edit parser.py and www.example.com")).content.querySelector("a")).toBeNull();
+    expect(
+      dom(renderMarkdown("edit parser.py and www.example.com")).content.querySelector("a"),
+    ).toBeNull();
   });
 });
 
@@ -108,7 +131,7 @@ describe("renderMarkdown renders what agents write", () => {
     "",
     "| Case | Input | Expected |",
     "| --- | :---: | ---: |",
-    "| plain | `a,b` | `[\"a\", \"b\"]` |",
+    '| plain | `a,b` | `["a", "b"]` |',
     "",
     "```python",
     "def parse(line: str) -> list[str]:",
@@ -131,7 +154,11 @@ describe("renderMarkdown renders what agents write", () => {
   });
 
   it("has a table with its column alignment", () => {
-    expect([...t.querySelectorAll("th")].map((th) => th.textContent)).toEqual(["Case", "Input", "Expected"]);
+    expect([...t.querySelectorAll("th")].map((th) => th.textContent)).toEqual([
+      "Case",
+      "Input",
+      "Expected",
+    ]);
     const cells = t.querySelectorAll("tbody td");
     expect(cells).toHaveLength(3);
     expect(cells[1].getAttribute("style")).toBe("text-align:center");
@@ -146,7 +173,9 @@ describe("renderMarkdown renders what agents write", () => {
   });
 
   it("shows a code block of an unknown language plain", () => {
-    const code = dom(renderMarkdown("```nosuchlang\n<b>x</b>\n```")).content.querySelector("pre > code");
+    const code = dom(renderMarkdown("```nosuchlang\n<b>x</b>\n```")).content.querySelector(
+      "pre > code",
+    );
     expect(code?.className).toBe("hljs language-nosuchlang");
     expect(code?.children).toHaveLength(0);
     expect(code?.textContent).toBe("<b>x</b>\n");

@@ -33,18 +33,62 @@ import taskLists from "markdown-it-task-lists";
 // html, toml, yml...); any other is shown plain. No guessing: it is slow and often wrong. A grammar
 // costs 1-13 kB of bundle: add one when it is missed.
 const LANGUAGES = {
-  bash, c, cpp, diff, dockerfile, go, ini, java, javascript, json, makefile, markdown: markdownLang,
-  plaintext, python, rust, shell, sql, typescript, xml, yaml,
+  bash,
+  c,
+  cpp,
+  diff,
+  dockerfile,
+  go,
+  ini,
+  java,
+  javascript,
+  json,
+  makefile,
+  markdown: markdownLang,
+  plaintext,
+  python,
+  rust,
+  shell,
+  sql,
+  typescript,
+  xml,
+  yaml,
 };
 for (const [name, lang] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, lang);
 
 const TAGS = [
-  "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre",
-  "code", "span", "em", "strong", "s", "a", "table", "thead", "tbody", "tr", "th", "td", "input",
+  "p",
+  "br",
+  "hr",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "li",
+  "blockquote",
+  "pre",
+  "code",
+  "span",
+  "em",
+  "strong",
+  "s",
+  "a",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "input",
 ];
 const ATTRS = ["href", "title", "class", "type", "checked", "disabled", "start", "style"];
 const LINK = /^(?:https?:\/\/|mailto:)/i;
-const CLASS = /^(?:hljs(?:-[\w-]+)?|language-[\w+#.-]{1,40}|task-list-item(?:-checkbox)?|contains-task-list|[\w-]+_)$/;
+const CLASS =
+  /^(?:hljs(?:-[\w-]+)?|language-[\w+#.-]{1,40}|task-list-item(?:-checkbox)?|contains-task-list|[\w-]+_)$/;
 const ALIGN = /^text-align:\s*(?:left|right|center);?$/;
 
 export const LANGUAGE_NAMES: readonly string[] = Object.keys(LANGUAGES);
@@ -106,7 +150,10 @@ function sanitizer(): Purifier {
       else el.removeAttribute("class");
     }
     const style = el.getAttribute("style");
-    if (style !== null && !((el.tagName === "TH" || el.tagName === "TD") && ALIGN.test(style.trim()))) {
+    if (
+      style !== null &&
+      !((el.tagName === "TH" || el.tagName === "TD") && ALIGN.test(style.trim()))
+    ) {
       el.removeAttribute("style");
     }
     if (el.tagName === "A") {
@@ -122,7 +169,11 @@ function sanitizer(): Purifier {
       if (el.getAttribute("type") !== "checkbox") el.remove();
       else el.setAttribute("disabled", "");
     }
-    if (el.tagName === "OL" && el.hasAttribute("start") && !/^\d{1,9}$/.test(el.getAttribute("start") ?? "")) {
+    if (
+      el.tagName === "OL" &&
+      el.hasAttribute("start") &&
+      !/^\d{1,9}$/.test(el.getAttribute("start") ?? "")
+    ) {
       el.removeAttribute("start");
     }
   });

@@ -13,7 +13,8 @@ export function readMaximized(text: string | null): Maximized {
     if (!value || typeof value !== "object" || Array.isArray(value)) return {};
     const out: Maximized = {};
     for (const [tab, leaf] of Object.entries(value)) {
-      if (typeof leaf === "string" && leaf && tab.length <= 100 && leaf.length <= 100) out[tab] = leaf;
+      if (typeof leaf === "string" && leaf && tab.length <= 100 && leaf.length <= 100)
+        out[tab] = leaf;
     }
     return out;
   } catch {

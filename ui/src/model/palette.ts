@@ -7,7 +7,12 @@ export type Choice = { action: Action; label: string; group: string; keys: strin
 
 /** Every command, in the table's order. */
 export function allChoices(commands: readonly Command[] = COMMANDS): Choice[] {
-  return commands.map((c) => ({ action: c.action, label: c.label, group: c.group, keys: commandKeys(c) }));
+  return commands.map((c) => ({
+    action: c.action,
+    label: c.label,
+    group: c.group,
+    keys: commandKeys(c),
+  }));
 }
 
 /**

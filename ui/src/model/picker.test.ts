@@ -6,9 +6,23 @@ import type { AgentRow } from "./types";
 
 function agent(over: Partial<AgentRow> = {}): AgentRow {
   return {
-    id: "id-dev", name: "dev", profile: "claude", mode: "terminal", configured_mode: null,
-    model: null, permission_mode: null, description: null, workspace: "project", asks_from: ["*"],
-    live: false, node_id: null, status: "idle", hibernated: false, host: null, link: null, last_exit: null,
+    id: "id-dev",
+    name: "dev",
+    profile: "claude",
+    mode: "terminal",
+    configured_mode: null,
+    model: null,
+    permission_mode: null,
+    description: null,
+    workspace: "project",
+    asks_from: ["*"],
+    live: false,
+    node_id: null,
+    status: "idle",
+    hibernated: false,
+    host: null,
+    link: null,
+    last_exit: null,
     ...over,
   };
 }
@@ -47,8 +61,10 @@ describe("picker options", () => {
 
 describe("a refused pick", () => {
   const refused = {
-    code: "AGENT_ALREADY_RUNNING", message: "agent id-dev is already running in cell n-other",
-    agent_id: "id-dev", node_id: "n-other",
+    code: "AGENT_ALREADY_RUNNING",
+    message: "agent id-dev is already running in cell n-other",
+    agent_id: "id-dev",
+    node_id: "n-other",
   };
 
   it("offers go to cell and move it here", () => {
@@ -68,7 +84,9 @@ describe("a refused pick", () => {
   it("is told in a clear sentence, not the server's code or message", () => {
     const { title, text } = describeError(refused);
     expect(title).toBe("Agent already running");
-    expect(text).toBe("This agent is already running in another cell: go to that cell, or move it here.");
+    expect(text).toBe(
+      "This agent is already running in another cell: go to that cell, or move it here.",
+    );
     expect(text).not.toContain("AGENT_ALREADY_RUNNING");
   });
 

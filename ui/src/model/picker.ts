@@ -19,7 +19,11 @@ export function defaultView(agent: AgentRow): View {
 }
 
 /** The picker row of `agent` in cell `leafId`; `modes` are what its profile can run. */
-export function pickerOption(agent: AgentRow, leafId: string, modes: readonly Mode[]): PickerOption {
+export function pickerOption(
+  agent: AgentRow,
+  leafId: string,
+  modes: readonly Mode[],
+): PickerOption {
   const elsewhere = agent.live && agent.node_id !== null && agent.node_id !== leafId;
   const view = defaultView(agent);
   const other: View = view === "chat" ? "terminal" : "chat";
@@ -38,7 +42,8 @@ export function pickerOption(agent: AgentRow, leafId: string, modes: readonly Mo
   };
 }
 
-export type RefusalAction = { kind: "go-to"; nodeId: string } | { kind: "move-here"; leafId: string };
+export type RefusalAction =
+  { kind: "go-to"; nodeId: string } | { kind: "move-here"; leafId: string };
 
 /** What the banner offers when opening an agent in cell `leafId` was refused with `e`. */
 export function refusalActions(e: ApiError, leafId: string | null): RefusalAction[] {

@@ -1,19 +1,31 @@
 import { describe, expect, it } from "vitest";
 
 import {
-  asksFromChoice, asksFromValue, fieldOfError, policyFromForm, policySummary, policyToForm,
+  asksFromChoice,
+  asksFromValue,
+  fieldOfError,
+  policyFromForm,
+  policySummary,
+  policyToForm,
 } from "./policy";
 import type { Policy } from "./types";
 
 const POLICY: Policy = {
-  version: 1, max_depth: 3, ask_timeout_s: 300, queue_wait_s: 900, hibernate_after_s: null,
+  version: 1,
+  max_depth: 3,
+  ask_timeout_s: 300,
+  queue_wait_s: 900,
+  hibernate_after_s: null,
   chain_token_budget: 200000,
 };
 
 describe("the policy form", () => {
   it("shows each number, and nothing for never / none", () => {
     expect(policyToForm(POLICY)).toEqual({
-      max_depth: "3", ask_timeout_s: "300", queue_wait_s: "900", hibernate_after_s: "",
+      max_depth: "3",
+      ask_timeout_s: "300",
+      queue_wait_s: "900",
+      hibernate_after_s: "",
       chain_token_budget: "200000",
     });
   });
@@ -29,26 +41,42 @@ describe("the policy form", () => {
     expect(policyFromForm(policyToForm(POLICY))).toEqual({
       ok: true,
       policy: {
-        max_depth: 3, ask_timeout_s: 300, queue_wait_s: 900, hibernate_after_s: null,
+        max_depth: 3,
+        ask_timeout_s: 300,
+        queue_wait_s: 900,
+        hibernate_after_s: null,
         chain_token_budget: 200000,
       },
     });
-    const spaced = { ...policyToForm(POLICY), hibernate_after_s: " 600 ", chain_token_budget: "  " };
+    const spaced = {
+      ...policyToForm(POLICY),
+      hibernate_after_s: " 600 ",
+      chain_token_budget: "  ",
+    };
     const read = policyFromForm(spaced);
-    expect(read.ok && read.policy).toMatchObject({ hibernate_after_s: 600, chain_token_budget: null });
+    expect(read.ok && read.policy).toMatchObject({
+      hibernate_after_s: 600,
+      chain_token_budget: null,
+    });
   });
 
   it("names the box that needs a number or holds no number", () => {
     expect(policyFromForm({ ...policyToForm(POLICY), max_depth: "" })).toEqual({
-      ok: false, field: "max_depth", message: "a number is needed",
+      ok: false,
+      field: "max_depth",
+      message: "a number is needed",
     });
     expect(policyFromForm({ ...policyToForm(POLICY), queue_wait_s: "15m" })).toEqual({
-      ok: false, field: "queue_wait_s", message: '"15m" is not a number',
+      ok: false,
+      field: "queue_wait_s",
+      message: '"15m" is not a number',
     });
   });
 
   it("sums itself up in one line when closed", () => {
-    expect(policySummary(policyToForm(POLICY))).toBe("depth 3 · timeout 300 s · no hibernation · budget 200k");
+    expect(policySummary(policyToForm(POLICY))).toBe(
+      "depth 3 · timeout 300 s · no hibernation · budget 200k",
+    );
     const some = policyToForm({ ...POLICY, hibernate_after_s: 900, chain_token_budget: null });
     expect(policySummary(some)).toBe("depth 3 · timeout 300 s · hibernate after 900 s · no budget");
   });
@@ -61,10 +89,18 @@ describe("the policy form", () => {
 
 describe("a refused policy", () => {
   it("is shown next to the field the server named", () => {
-    expect(fieldOfError({ code: "INVALID", message: "max_depth: must be 1..10" })).toBe("max_depth");
-    expect(fieldOfError({ code: "INVALID", message: "policy.queue_wait_s: too long" })).toBe("queue_wait_s");
-    expect(fieldOfError({ code: "MISSING_FIELD", message: "m", field: "policy.ask_timeout_s" })).toBe("ask_timeout_s");
-    expect(fieldOfError({ code: "INVALID", message: "policy field 'max_depth' must be a whole number" })).toBe("max_depth");
+    expect(fieldOfError({ code: "INVALID", message: "max_depth: must be 1..10" })).toBe(
+      "max_depth",
+    );
+    expect(fieldOfError({ code: "INVALID", message: "policy.queue_wait_s: too long" })).toBe(
+      "queue_wait_s",
+    );
+    expect(
+      fieldOfError({ code: "MISSING_FIELD", message: "m", field: "policy.ask_timeout_s" }),
+    ).toBe("ask_timeout_s");
+    expect(
+      fieldOfError({ code: "INVALID", message: "policy field 'max_depth' must be a whole number" }),
+    ).toBe("max_depth");
   });
 
   it("names no field when the server named none this form has", () => {

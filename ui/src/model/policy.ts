@@ -35,8 +35,7 @@ export function policyToForm(p: Partial<Policy> | null | undefined): PolicyForm 
 }
 
 export type PolicyRead =
-  | { ok: true; policy: Omit<Policy, "version"> }
-  | { ok: false; field: PolicyKey; message: string };
+  { ok: true; policy: Omit<Policy, "version"> } | { ok: false; field: PolicyKey; message: string };
 
 /** What `policy.set` is sent for the typed boxes, or the first box that is not a number. */
 export function policyFromForm(form: PolicyForm): PolicyRead {
@@ -92,7 +91,11 @@ export function asksFromChoice(value: unknown): AsksFrom {
 
 /** The `asks_from` to save: ["*"], or the checked names among the agents that still exist, in
  * their order (an empty list: only the user may ask). */
-export function asksFromValue(anyone: boolean, checked: readonly string[], others: readonly string[]): string[] {
+export function asksFromValue(
+  anyone: boolean,
+  checked: readonly string[],
+  others: readonly string[],
+): string[] {
   if (anyone) return ["*"];
   return others.filter((name) => checked.includes(name));
 }

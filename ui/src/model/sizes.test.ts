@@ -15,10 +15,24 @@ import { dragSizes } from "./tree";
 import type { LayoutNode, Leaf, Split } from "./types";
 
 const leaf = (id: string): Leaf => ({
-  type: "leaf", id, agent: null, view: "terminal", agent_was_running: false, conversation_id: null,
+  type: "leaf",
+  id,
+  agent: null,
+  view: "terminal",
+  agent_was_running: false,
+  conversation_id: null,
 });
-const split = (id: string, direction: Split["direction"], children: LayoutNode[], sizes?: number[]): Split => ({
-  type: "split", id, direction, children, sizes: sizes ?? children.map(() => 1 / children.length),
+const split = (
+  id: string,
+  direction: Split["direction"],
+  children: LayoutNode[],
+  sizes?: number[],
+): Split => ({
+  type: "split",
+  id,
+  direction,
+  children,
+  sizes: sizes ?? children.map(() => 1 / children.length),
 });
 
 describe("splitting stops at the minimum cell size", () => {
@@ -61,7 +75,11 @@ describe("splitting stops at the minimum cell size", () => {
 });
 
 describe("minimum extents of a tree", () => {
-  const tree = split("r", "row", [leaf("a"), split("c", "column", [leaf("b"), leaf("d")]), leaf("e")]);
+  const tree = split("r", "row", [
+    leaf("a"),
+    split("c", "column", [leaf("b"), leaf("d")]),
+    leaf("e"),
+  ]);
 
   it("adds the minimums of panes side by side, with their dividers", () => {
     expect(minExtent(leaf("a"), "row")).toBe(MIN_CELL.width);

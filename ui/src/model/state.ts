@@ -2,7 +2,16 @@
 
 import { api } from "./api";
 import type { Applied, LayoutOp } from "./api.gen";
-import type { AgentRow, HostInfo, Layouts, LayoutNode, Leaf, Profile, ProjectInfo, Tab } from "./types";
+import type {
+  AgentRow,
+  HostInfo,
+  Layouts,
+  LayoutNode,
+  Leaf,
+  Profile,
+  ProjectInfo,
+  Tab,
+} from "./types";
 
 type Listener = () => void;
 
@@ -57,7 +66,9 @@ class Store {
 
   /** Run a `layouts.apply` op and take its result as the new layouts; `T`: the ids that op
    * makes (`leaf_id` for a split, `tab_id` and `leaf_id` for a new tab). */
-  async applyLayout<T extends Omit<Applied, "layouts"> = Omit<Applied, "layouts">>(params: LayoutOp): Promise<T & { layouts: Layouts }> {
+  async applyLayout<T extends Omit<Applied, "layouts"> = Omit<Applied, "layouts">>(
+    params: LayoutOp,
+  ): Promise<T & { layouts: Layouts }> {
     const result = await api.call("layouts.apply", params);
     this.layouts = result.layouts;
     this.notify();

@@ -23,15 +23,22 @@ describe("terminal font size", () => {
 
 describe("terminal renderer", () => {
   const gpu = { available: true, renderer: "ANGLE (NVIDIA GeForce RTX 3060)" };
-  const swiftshader = { available: true, renderer: "ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)" };
+  const swiftshader = {
+    available: true,
+    renderer: "ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)",
+  };
   const none = { available: false, renderer: null };
 
   it("is WebGL on a GPU, the DOM renderer without WebGL 2 or on a software one", () => {
     expect(chooseRenderer(null, gpu)).toBe("webgl");
     expect(chooseRenderer(null, { available: true, renderer: null })).toBe("webgl");
     expect(chooseRenderer(null, swiftshader)).toBe("dom");
-    expect(chooseRenderer(null, { available: true, renderer: "llvmpipe (LLVM 15.0.6, 256 bits)" })).toBe("dom");
-    expect(chooseRenderer(null, { available: true, renderer: "Microsoft Basic Render Driver" })).toBe("dom");
+    expect(
+      chooseRenderer(null, { available: true, renderer: "llvmpipe (LLVM 15.0.6, 256 bits)" }),
+    ).toBe("dom");
+    expect(
+      chooseRenderer(null, { available: true, renderer: "Microsoft Basic Render Driver" }),
+    ).toBe("dom");
     expect(chooseRenderer(null, none)).toBe("dom");
   });
 

@@ -40,7 +40,8 @@ export type RunningHop = {
 export type HopState = "running" | "queued" | "ok" | "failed" | "lost";
 
 /** Not ended yet: its turn runs, or it waits for one. */
-export const inFlight = (h: { state: HopState }): boolean => h.state === "running" || h.state === "queued";
+export const inFlight = (h: { state: HopState }): boolean =>
+  h.state === "running" || h.state === "queued";
 
 export type Hop = {
   key: string; // stable across refreshes while the hop stays logged (or running)
@@ -125,7 +126,9 @@ function loggedHop(r: LoggedAsk, i: number): Hop {
   const started = startOf(r);
   const askId = text(r.ask_id);
   return {
-    key: askId ? `log:${askId}` : `log:${chainId ?? ""}:${depth ?? ""}:${target}:${count(r.at_ms) ?? ""}:${i}`,
+    key: askId
+      ? `log:${askId}`
+      : `log:${chainId ?? ""}:${depth ?? ""}:${target}:${count(r.at_ms) ?? ""}:${i}`,
     askId,
     parentAskId: text(r.parent_ask_id),
     chainId,
@@ -228,8 +231,14 @@ function waitingOf(target: string, waiting: unknown): RunningHop[] {
   if (!Array.isArray(waiting)) return [];
   return (waiting as unknown[]).filter(isObject).map((w) => {
     const x = w as {
-      ask_id?: unknown; parent_ask_id?: unknown; chain_id?: unknown; depth?: unknown; requester?: unknown;
-      since_ms?: unknown; source?: unknown; prompt?: unknown;
+      ask_id?: unknown;
+      parent_ask_id?: unknown;
+      chain_id?: unknown;
+      depth?: unknown;
+      requester?: unknown;
+      since_ms?: unknown;
+      source?: unknown;
+      prompt?: unknown;
     };
     return {
       target,
@@ -257,7 +266,10 @@ const startKey = (h: Hop) => h.startedAt ?? Number.MAX_SAFE_INTEGER; // unknown:
 function byStart(hops: Hop[]): Hop[] {
   return hops
     .map((hop, i) => ({ hop, i }))
-    .sort((a, b) => startKey(a.hop) - startKey(b.hop) || (a.hop.depth ?? 0) - (b.hop.depth ?? 0) || a.i - b.i)
+    .sort(
+      (a, b) =>
+        startKey(a.hop) - startKey(b.hop) || (a.hop.depth ?? 0) - (b.hop.depth ?? 0) || a.i - b.i,
+    )
     .map(({ hop }) => hop);
 }
 
@@ -376,12 +388,16 @@ function chainItem(chainId: string | null, root: Hop): ChainItem {
 
 /** A message the user typed in an agent's chat: a root ask from the UI door, by no agent. */
 export function isUserChat(h: Hop): boolean {
-  return h.source === "ui" && h.requester === null && h.action === "agent.message" && !h.placeholder;
+  return (
+    h.source === "ui" && h.requester === null && h.action === "agent.message" && !h.placeholder
+  );
 }
 
 function foldable(item: TimelineItem): item is ChainItem {
   return (
-    item.kind === "chain" && isUserChat(item.root) && item.root.children.length === 0 &&
+    item.kind === "chain" &&
+    isUserChat(item.root) &&
+    item.root.children.length === 0 &&
     !inFlight(item.root)
   );
 }
@@ -453,7 +469,8 @@ export function buildTimeline(
   const agent = opts.agent;
   if (agent) {
     const involves = (h: Hop) =>
-      !h.placeholder && (h.target === agent || (h.requester !== null && nameOf(h.requester) === agent));
+      !h.placeholder &&
+      (h.target === agent || (h.requester !== null && nameOf(h.requester) === agent));
     items = items.filter((i) => hopsOf(i.root).some(involves));
     for (const i of items) for (const h of hopsOf(i.root)) h.match = involves(h);
   }
@@ -464,7 +481,10 @@ export function buildTimeline(
 }
 
 /** Every agent named in the timeline's rows (asked or asking), sorted: the filter's choices. */
-export function agentsIn(records: readonly unknown[] | unknown, nameOf: (x: string) => string = (x) => x): string[] {
+export function agentsIn(
+  records: readonly unknown[] | unknown,
+  nameOf: (x: string) => string = (x) => x,
+): string[] {
   const names = new Set<string>();
   for (const r of Array.isArray(records) ? (records as unknown[]).filter(isRow) : []) {
     const target = text(r.target);
@@ -485,6 +505,8 @@ export function cellOfAgent(
   const agent = agents.find((a) => a.name === name);
   if (!agent) return null;
   if (agent.node_id) return agent.node_id;
-  const bound = (layouts?.tabs ?? []).flatMap((tab) => leaves(tab.root)).filter((l) => l.agent === agent.id);
+  const bound = (layouts?.tabs ?? [])
+    .flatMap((tab) => leaves(tab.root))
+    .filter((l) => l.agent === agent.id);
   return (bound.find((l) => l.view === "chat") ?? bound[0])?.id ?? null;
 }

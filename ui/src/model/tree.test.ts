@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 
 import fixture from "./testdata/layouts.json";
-import { dragSizes, focusAfterClose, leafIds, MIN_FRACTION, paneFlex, splitDirection, stepFocus } from "./tree";
+import {
+  dragSizes,
+  focusAfterClose,
+  leafIds,
+  MIN_FRACTION,
+  paneFlex,
+  splitDirection,
+  stepFocus,
+} from "./tree";
 import type { Layouts, LayoutNode, Split } from "./types";
 
 // What the server made and stored for each op (tests/unit/domain/test_layout_ui_fixture.py
@@ -182,7 +190,10 @@ describe("resize by dragging a divider", () => {
     const thin = [0.01, 0.01, 0.98];
     for (const moved of [-1, -0.01, 0, 0.003, 0.5, 1]) {
       const out = dragSizes(thin, 1, moved);
-      expect(out.every((x) => x > 0), `moved ${moved}: ${out}`).toBe(true);
+      expect(
+        out.every((x) => x > 0),
+        `moved ${moved}: ${out}`,
+      ).toBe(true);
       expect(out[0] + out[1]).toBeCloseTo(0.02);
     }
   });

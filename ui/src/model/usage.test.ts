@@ -2,13 +2,25 @@ import { describe, expect, it } from "vitest";
 
 import type { Usage } from "./types";
 import {
-  formatCost, formatTokens, relativeTime, resetText, shortChainId, sumUsage, usageDetail, usageText,
+  formatCost,
+  formatTokens,
+  relativeTime,
+  resetText,
+  shortChainId,
+  sumUsage,
+  usageDetail,
+  usageText,
 } from "./usage";
 
 function usage(over: Partial<Usage> = {}): Usage {
   return {
-    input_tokens: 100, output_tokens: 20, cache_read_tokens: 0, cache_write_tokens: 0,
-    total_tokens: 120, cost_usd: null, ...over,
+    input_tokens: 100,
+    output_tokens: 20,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    total_tokens: 120,
+    cost_usd: null,
+    ...over,
   };
 }
 
@@ -53,13 +65,20 @@ describe("cost", () => {
 
 describe("a usage", () => {
   it("says its tokens and its cost when the CLI gave one", () => {
-    expect(usageText(usage({ total_tokens: 12345, cost_usd: 0.0123 }))).toBe("12.3k tokens · $0.0123");
+    expect(usageText(usage({ total_tokens: 12345, cost_usd: 0.0123 }))).toBe(
+      "12.3k tokens · $0.0123",
+    );
     expect(usageText(usage({ total_tokens: 12345 }))).toBe("12.3k tokens");
     expect(usageText(null)).toBe("—");
   });
 
   it("rebuilds a missing total from its parts", () => {
-    const u = usage({ total_tokens: NaN, input_tokens: 1000, output_tokens: 500, cache_read_tokens: 500 });
+    const u = usage({
+      total_tokens: NaN,
+      input_tokens: 1000,
+      output_tokens: 500,
+      cache_read_tokens: 500,
+    });
     expect(usageText(u)).toBe("2k tokens");
   });
 
@@ -77,7 +96,12 @@ describe("a usage", () => {
 describe("a sum of usages", () => {
   it("adds every part and skips missing usages", () => {
     const sum = sumUsage([usage(), null, usage({ input_tokens: 1, total_tokens: 21 }), undefined]);
-    expect(sum).toMatchObject({ input_tokens: 101, output_tokens: 40, total_tokens: 141, cost_usd: null });
+    expect(sum).toMatchObject({
+      input_tokens: 101,
+      output_tokens: 40,
+      total_tokens: 141,
+      cost_usd: null,
+    });
   });
 
   it("has a cost as soon as one usage had one", () => {
@@ -86,7 +110,12 @@ describe("a sum of usages", () => {
   });
 
   it("reads garbage counts as nothing, and nothing at all as no usage", () => {
-    const bad = { ...usage(), input_tokens: "9" as unknown as number, total_tokens: -5, cost_usd: NaN };
+    const bad = {
+      ...usage(),
+      input_tokens: "9" as unknown as number,
+      total_tokens: -5,
+      cost_usd: NaN,
+    };
     expect(sumUsage([bad])).toMatchObject({ input_tokens: 0, total_tokens: 20, cost_usd: null });
     expect(sumUsage([])).toBeNull();
     expect(sumUsage([null])).toBeNull();

@@ -86,8 +86,12 @@ export function sumUsage(list: readonly (Usage | null | undefined)[]): Usage | n
   for (const u of list) {
     if (!u || typeof u !== "object") continue;
     const s: Usage = sum ?? {
-      input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0,
-      total_tokens: 0, cost_usd: null,
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      total_tokens: 0,
+      cost_usd: null,
     };
     const cost = count(u.cost_usd);
     sum = {

@@ -23,13 +23,19 @@ export function statusOf(r: WorkRow): StatusText & { since: number | null } {
         ...none,
         label: "hibernated",
         cls: "hibernated",
-        title: "Stopped after idling; its conversation is kept and the next ask or chat message resumes it.",
+        title:
+          "Stopped after idling; its conversation is kept and the next ask or chat message resumes it.",
       };
     }
     return { ...none, label: "stopped", cls: "stopped", title: "Not running" };
   }
   if (r.rate_limit && typeof r.rate_limit === "object") {
-    return { ...none, label: "blocked", cls: "blocked", title: "Its CLI refused for a rate limit or a spent quota." };
+    return {
+      ...none,
+      label: "blocked",
+      cls: "blocked",
+      title: "Its CLI refused for a rate limit or a spent quota.",
+    };
   }
   if (r.serving && typeof r.serving === "object") {
     const since = count(r.serving.started_at_ms);
@@ -37,7 +43,12 @@ export function statusOf(r: WorkRow): StatusText & { since: number | null } {
   }
   const queued = count(r.queued) ?? 0;
   if (queued > 0) {
-    return { ...none, label: `queued ${queued}`, cls: "waiting", title: `${queued} ask(s) wait for it` };
+    return {
+      ...none,
+      label: `queued ${queued}`,
+      cls: "waiting",
+      title: `${queued} ask(s) wait for it`,
+    };
   }
   const own = ["working", "waiting", "blocked"].includes(r.status) ? r.status : "idle";
   const title = own === "idle" ? "" : "As the agent itself reported";
@@ -61,16 +72,26 @@ export function lastDelegationText(value: unknown, nowMs: number): string | null
   const d = value as Record<string, unknown>;
   const target = typeof d.target === "string" && d.target ? d.target.slice(0, 64) : null;
   if (!target) return null;
-  const outcome = d.ok === true ? "ok" : typeof d.code === "string" && d.code ? d.code.slice(0, 40) : d.ok === false ? "failed" : null;
+  const outcome =
+    d.ok === true
+      ? "ok"
+      : typeof d.code === "string" && d.code
+        ? d.code.slice(0, 40)
+        : d.ok === false
+          ? "failed"
+          : null;
   const at = count(d.at_ms);
-  return [target, outcome, at !== null ? relativeTime(at, nowMs) : null].filter(Boolean).join(" · ");
+  return [target, outcome, at !== null ? relativeTime(at, nowMs) : null]
+    .filter(Boolean)
+    .join(" · ");
 }
 
 /** "rate-limited: <reason> · resets at 14:32 (in 12 min)"; null when it is not. */
 export function rateLimitText(r: WorkRow, nowMs: number, clock = localTime): string | null {
   const rl = r.rate_limit;
   if (!rl || typeof rl !== "object") return null;
-  const reason = typeof rl.reason === "string" && rl.reason.trim() ? rl.reason.trim() : "no reason given";
+  const reason =
+    typeof rl.reason === "string" && rl.reason.trim() ? rl.reason.trim() : "no reason given";
   const reset = resetText(rl.resets_at_ms, nowMs, clock);
   return reset ? `${reason} · ${reset}` : reason;
 }
@@ -90,7 +111,11 @@ export function servingText(r: WorkRow, nowMs: number, nameOf: NameOf): string |
   parts.push(`asked by ${askerOf(s.requester, nameOf)}`);
   const deadline = count(s.deadline_at_ms);
   if (deadline !== null) {
-    parts.push(deadline > nowMs ? `due ${relativeTime(deadline, nowMs)}` : `past its deadline (${relativeTime(deadline, nowMs)})`);
+    parts.push(
+      deadline > nowMs
+        ? `due ${relativeTime(deadline, nowMs)}`
+        : `past its deadline (${relativeTime(deadline, nowMs)})`,
+    );
   }
   return parts.join(" · ");
 }
@@ -121,7 +146,10 @@ export function describeProblem(p: Problem, nowMs: number, nameOf: NameOf): Erro
   const started = count(lost.started_at_ms);
   const target = typeof lost.target === "string" ? nameOf(lost.target) : "an agent";
   const when = started === null ? "" : `, started ${localTime(started, nowMs)},`;
-  const chain = typeof lost.chain_id === "string" && lost.chain_id ? ` (chain ${shortChainId(lost.chain_id)})` : "";
+  const chain =
+    typeof lost.chain_id === "string" && lost.chain_id
+      ? ` (chain ${shortChainId(lost.chain_id)})`
+      : "";
   return {
     title: "Ask lost",
     text:

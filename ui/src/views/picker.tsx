@@ -49,7 +49,7 @@ export function AgentPicker({ leafId, current, onPick }: PickerProps) {
   );
 }
 
-/** The arrows move the tab stop and the focus between rows; Enter or Space picks the row's agent. */
+/** The arrows move the tab stop and the focus between rows; Enter or Space picks its agent. */
 function onKey(e: KeyboardEvent): void {
   const rows = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLElement>(".picker-row")];
   const at = rows.indexOf(document.activeElement as HTMLElement);

@@ -1,7 +1,7 @@
 // Where an agent runs, as a pill: its host and the link's state (model/hosts.ts says what).
 import { hostBadge } from "../model/hosts";
 import type { AgentRow } from "../model/types";
-import { h } from "./dom";
+import { elementOf } from "./element";
 
 type Placed = Pick<AgentRow, "host" | "link"> | undefined;
 
@@ -17,11 +17,5 @@ export function HostPill({ agent }: { agent: Placed }) {
 
 /** The same pill as an element, for the views not on Preact yet (the cell's header). */
 export function hostPill(agent: Placed): HTMLElement | null {
-  const badge = hostBadge(agent);
-  if (!badge) return null;
-  return h(
-    "span.badge.host",
-    { class: badge.cls, title: badge.title, dataset: { host: agent?.host ?? "" } },
-    badge.label,
-  );
+  return elementOf(<HostPill agent={agent} />);
 }

@@ -1,4 +1,8 @@
 // One error banner at the top: a clear sentence per error code, with an action when there is one.
+// Rendered by Preact into one host element; each banner shown is a new element (keyed), so a
+// screen reader announces it as it did the first.
+
+import { Fragment, render, type ComponentChildren } from "preact";
 
 import { ApiFailure } from "../model/api";
 import { describeError } from "../model/errors";
@@ -6,12 +10,18 @@ import { CELL_GONE, refusalActions } from "../model/picker";
 import { store } from "../model/state";
 import type { ApiError, Problem } from "../model/types";
 import { describeProblem } from "../model/workstate";
-import { clear, h } from "./dom";
+import { rootElement } from "./reactive";
 
-const host = h("div.banner-host");
+const host = rootElement("banner-host");
+let shown = 0;
 
 export function bannerHost(): HTMLElement {
   return host;
+}
+
+/** Replace what the banner shows, synchronously (callers and tests read it at once). */
+function show(banner: ComponentChildren): void {
+  render(<Fragment key={++shown}>{banner}</Fragment>, host);
 }
 
 /** The banner for `err`; `leafId` is the cell the failed action was for (it may offer to move
@@ -19,26 +29,24 @@ export function bannerHost(): HTMLElement {
 export function showError(err: unknown, context?: string, leafId?: string): void {
   const e: ApiError =
     err instanceof ApiFailure ? err.error : { code: "INTERNAL", message: String(err) };
-  const actions = refusalActions(e, leafId ?? null).map((action) =>
-    action.kind === "go-to"
-      ? h("button.btn", { onclick: () => (hide(), void goToCell(action.nodeId)) }, "Go to cell")
-      : h(
-          "button.btn",
-          { onclick: () => (hide(), void moveHere(e.agent_id, action.leafId)) },
-          "Move it here",
-        ),
-  );
   const { title, text } = describeError(e);
-  clear(
-    host,
-    h(
-      "div.banner",
-      { role: "alert", dataset: { code: e.code } },
-      h("span.banner-code", {}, title),
-      h("span.banner-text", {}, context ? `${context}: ${text}` : text),
-      ...actions,
-      h("button.btn.ghost", { onclick: hide, title: "Dismiss" }, "✕"),
-    ),
+  show(
+    <div class="banner" role="alert" data-code={e.code}>
+      <span class="banner-code">{title}</span>
+      <span class="banner-text">{context ? `${context}: ${text}` : text}</span>
+      {refusalActions(e, leafId ?? null).map((action) =>
+        action.kind === "go-to" ? (
+          <button class="btn" onClick={() => (hide(), void goToCell(action.nodeId))}>
+            Go to cell
+          </button>
+        ) : (
+          <button class="btn" onClick={() => (hide(), void moveHere(e.agent_id, action.leafId))}>
+            Move it here
+          </button>
+        ),
+      )}
+      <Dismiss />
+    </div>,
   );
 }
 
@@ -52,50 +60,61 @@ export function showProblems(problems: readonly Problem[]): void {
     code: String(p.code),
     ...describeProblem(p, now, nameOf),
   }));
-  const more = rest.length
-    ? h(
-        "details.banner-more",
-        {},
-        h("summary", {}, `${rest.length} more problem${rest.length === 1 ? "" : "s"}`),
-        h(
-          "ul.problem-list",
-          {},
-          ...rest.map((p) =>
-            h("li.problem", { dataset: { code: p.code } }, h("strong", {}, `${p.title}: `), p.text),
-          ),
-        ),
-      )
-    : null;
-  clear(
-    host,
-    h(
-      "div.banner.problems",
-      { role: "alert", dataset: { code: first.code, count: String(rows.length) } },
-      h("span.banner-code", {}, first.title),
-      h("div.banner-text", {}, first.text, more),
-      h("button.btn.ghost", { onclick: hide, title: "Dismiss" }, "✕"),
-    ),
+  show(
+    <div
+      class="banner problems"
+      role="alert"
+      data-code={first.code}
+      data-count={String(rows.length)}
+    >
+      <span class="banner-code">{first.title}</span>
+      <div class="banner-text">
+        {first.text}
+        {rest.length ? (
+          <details class="banner-more">
+            <summary>{`${rest.length} more problem${rest.length === 1 ? "" : "s"}`}</summary>
+            <ul class="problem-list">
+              {rest.map((p, i) => (
+                <li key={i} class="problem" data-code={p.code}>
+                  <strong>{`${p.title}: `}</strong>
+                  {p.text}
+                </li>
+              ))}
+            </ul>
+          </details>
+        ) : null}
+      </div>
+      <Dismiss />
+    </div>,
   );
 }
 
 export function showNotice(text: string, action?: { label: string; run: () => void }): void {
-  const button = action
-    ? [h("button.btn", { onclick: () => (hide(), action.run()) }, action.label)]
-    : [];
-  clear(
-    host,
-    h(
-      "div.banner.notice",
-      { role: "status" },
-      h("span.banner-text", {}, text),
-      ...button,
-      ...(action ? [h("button.btn.ghost", { onclick: hide, title: "Dismiss" }, "✕")] : []),
-    ),
+  show(
+    <div class="banner notice" role="status">
+      <span class="banner-text">{text}</span>
+      {action ? (
+        <>
+          <button class="btn" onClick={() => (hide(), action.run())}>
+            {action.label}
+          </button>
+          <Dismiss />
+        </>
+      ) : null}
+    </div>,
   );
 }
 
 export function hide(): void {
-  clear(host);
+  render(null, host);
+}
+
+function Dismiss() {
+  return (
+    <button class="btn ghost" title="Dismiss" onClick={hide}>
+      ✕
+    </button>
+  );
 }
 
 /** Show the live agent `agentId` in cell `leafId` (its other cell becomes empty). */

@@ -1,9 +1,26 @@
 // @vitest-environment jsdom
+import { render } from "preact";
 import { describe, expect, it } from "vitest";
 
 import type { Entry } from "../model/chatlog";
+import { renderDelay } from "../model/chatrender";
 import { MARKDOWN_MAX_CHARS, Pieces, PREVIEW_CHARS, STEP_CHARS } from "../model/longtext";
-import { entryView, signature } from "./chatentry";
+import { EntryView, signature } from "./chatentry";
+import { settle } from "./fakeapi";
+
+/** One entry rendered as the chat renders it; `update` renders it again (at once) after a change. */
+function entryView(e: Entry): { readonly el: HTMLElement; update(e: Entry): void } {
+  const host = document.createElement("div");
+  document.body.append(host);
+  const update = (entry: Entry) => render(<EntryView entry={entry} />, host);
+  update(e);
+  return {
+    get el() {
+      return host.firstElementChild as HTMLElement;
+    },
+    update,
+  };
+}
 
 function reply(): Entry & { kind: "assistant" } {
   return { kind: "assistant", text: new Pieces(), done: false, error: null, interrupted: false };
@@ -50,13 +67,23 @@ describe("a streaming reply", () => {
     const view = entryView(e); // renders at once
     expect(view.el.textContent).toContain("xxx");
     e.text.append("y");
-    const wait = view.update(e);
-    expect(wait).toBeGreaterThan(0);
+    view.update(e);
     expect(view.el.textContent).not.toContain("y"); // not yet
     e.text.append("\n\nnext");
-    expect(view.update(e)).toBe(0); // a block was completed: the tail goes now
+    view.update(e); // a block was completed: the tail goes now
     expect(view.el.textContent).toContain("y");
     expect(view.el.textContent).toContain("next");
+  });
+
+  it("draws a huge block it put off by itself once its delay passed", async () => {
+    const e = { ...reply(), text: new Pieces("x".repeat(40_000)) };
+    const view = entryView(e);
+    e.text.append("y");
+    view.update(e);
+    expect(view.el.textContent).not.toContain("y");
+    await new Promise((r) => setTimeout(r, renderDelay(40_001) + 50));
+    await settle();
+    expect(view.el.textContent).toContain("y");
   });
 });
 
@@ -140,11 +167,12 @@ describe("a reply too long to format", () => {
     expect(view.el.textContent?.length).toBeLessThan(PREVIEW_CHARS + 200);
   });
 
-  it("shows one more step per Show more, then says nothing is hidden", () => {
+  it("shows one more step per Show more, then says nothing is hidden", async () => {
     const e = { ...reply(), text: new Pieces(LINE.slice(0, 3 * STEP_CHARS - 10)), done: true };
     const view = entryView(e);
     const more = view.el.querySelector(".fold-more") as HTMLButtonElement;
     click(more);
+    await settle();
     expect(view.el.querySelectorAll(".folded-step")).toHaveLength(2);
     expect(view.el.querySelector(".folded-text")?.textContent).toBe(
       LINE.slice(0, PREVIEW_CHARS + STEP_CHARS),
@@ -153,7 +181,9 @@ describe("a reply too long to format", () => {
       "Showing 72 KiB of 192 KiB · plain text: too long to format",
     );
     click(more);
+    await settle();
     click(more);
+    await settle();
     expect(view.el.querySelectorAll(".folded-step")).toHaveLength(4);
     expect(view.el.querySelector(".folded-text")?.textContent).toBe(
       LINE.slice(0, 3 * STEP_CHARS - 10),

@@ -224,7 +224,7 @@ class PosixPtySession:
             return None
         try:
             pidfd: int = pidfd_open(self._pid)
-        except OSError:
+        except OSError:  # refused (an old kernel, a sandbox): the hang-up alone ends it
             return None
         self._loop.add_reader(pidfd, self._on_leader_exit)
         return pidfd

@@ -361,7 +361,7 @@ class _StreamWriterOutput:
                 if self._writes == written:
                     break  # nothing was written while draining
         except (ConnectionError, OSError):
-            pass
+            pass  # the peer is gone: its link sees the end and closes
         finally:
             self._flusher = None
             if self._closing:
@@ -380,7 +380,7 @@ def _someone_listens(path: str) -> bool:
     probe.settimeout(1.0)
     try:
         probe.connect(path)
-    except OSError:
+    except OSError:  # refused, or no socket at all: nobody listens
         return False
     else:
         return True

@@ -78,12 +78,15 @@ class AgentInbox(Generic[T]):
         for item in list(self._queue):
             item.done.cancel()
         self._queue.clear()
-        if self._running is not None and self._running.task is not None:
-            self._running.task.cancel()
+        turn = self._running.task if self._running is not None else None
+        if turn is not None:
+            turn.cancel()
         if self._consumer is not None:
             self._consumer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._consumer
+        if turn is not None:  # its outcome went to its waiter: here it only has to have ended
+            await asyncio.gather(turn, return_exceptions=True)
 
     async def _consume(self) -> None:
         while self._queue:
@@ -91,7 +94,9 @@ class AgentInbox(Generic[T]):
             self._running = item
             item.started.set()
             self._notify()
-            item.task = asyncio.create_task(item.job())
+            # The consumer's own task, not a TaskSet's: a turn's failure is its waiter's result,
+            # not an error to log. ``withdraw`` cancels it; ``close`` cancels and awaits it.
+            item.task = asyncio.create_task(item.job(), name=f"turn-{self.agent_id}-{item.id}")
             try:
                 result = await asyncio.shield(item.task)
             except asyncio.CancelledError:

@@ -157,9 +157,7 @@ def _connect_socket(endpoint: str, key: bytes, agent: str, timeout: float) -> So
         try:
             sock.connect(endpoint)
         except FileNotFoundError:
-            raise EndpointUnavailable(
-                f"no IdeA endpoint at {endpoint} (is the project open in IdeA?)"
-            ) from None
+            raise _no_endpoint(endpoint) from None
         except ConnectionRefusedError:
             raise EndpointUnavailable(
                 f"connection refused by {endpoint} (is the project open in IdeA?)"
@@ -167,13 +165,22 @@ def _connect_socket(endpoint: str, key: bytes, agent: str, timeout: float) -> So
         except TimeoutError:
             raise EndpointUnavailable(f"timed out connecting to {endpoint}") from None
         except OSError as exc:
-            raise EndpointUnavailable(f"cannot connect to {endpoint}: {exc.strerror}") from None
+            raise _cannot_connect(endpoint, exc) from None
         sock.settimeout(None)
         _prove(channel, key, agent, deadline)
     except BaseException:
         channel.close()
         raise
     return channel
+
+
+def _no_endpoint(endpoint: str) -> EndpointUnavailable:
+    return EndpointUnavailable(f"no IdeA endpoint at {endpoint} (is the project open in IdeA?)")
+
+
+def _cannot_connect(endpoint: str, exc: OSError) -> EndpointUnavailable:
+    """The OS's reason, or the error itself when it has none (``AF_UNIX path too long``)."""
+    return EndpointUnavailable(f"cannot connect to {endpoint}: {exc.strerror or exc}")
 
 
 def _prove(channel: Channel, key: bytes, agent: str, deadline: float) -> None:
@@ -280,15 +287,13 @@ def _open_pipe(endpoint: str, deadline: float) -> _Pipe:
             try:
                 return open_client(endpoint)
             except FileNotFoundError:
-                raise EndpointUnavailable(
-                    f"no IdeA endpoint at {endpoint} (is the project open in IdeA?)"
-                ) from None
+                raise _no_endpoint(endpoint) from None
             except BlockingIOError as exc:  # every instance busy: another bridge is accepted
                 if time.monotonic() >= deadline:
-                    raise EndpointUnavailable(f"cannot connect to {endpoint}: {exc}") from None
+                    raise _cannot_connect(endpoint, exc) from None
                 time.sleep(_PIPE_BUSY_RETRY_S)
             except OSError as exc:
-                raise EndpointUnavailable(f"cannot connect to {endpoint}: {exc}") from None
+                raise _cannot_connect(endpoint, exc) from None
 
 
 def _connect_pipe(endpoint: str, key: bytes, agent: str, timeout: float) -> PipeChannel:

@@ -9,7 +9,6 @@ event, chat event and terminal exit is pushed to every client. All of it runs on
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import logging
@@ -177,7 +176,7 @@ class UiServer:
         await ws.prepare(request)
         client = Client(self, ws, request)
         self._clients.add(client)
-        writer = asyncio.create_task(client.write_loop())
+        writer = self._tasks.spawn(client.write_loop(), name="UI client writer")
         try:
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
@@ -188,8 +187,7 @@ class UiServer:
             self._clients.discard(client)
             client.release()
             writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await writer
+            await asyncio.gather(writer, return_exceptions=True)  # a failure: logged by _tasks
         return ws
 
     def _on_text(self, client: Client, data: str) -> None:
@@ -262,6 +260,7 @@ class UiServer:
         self._unfollow()
         self._tasks.cancel()
         await asyncio.gather(*(c.shut(1001, b"server closing") for c in list(self._clients)))
+        await self._tasks.close()  # what was cancelled has ended: the server leaves no task
 
     def _follow(self, runtime: ProjectRuntime) -> None:
         self._unsubscribe_bus = runtime.bus.subscribe(self._on_event)

@@ -54,7 +54,7 @@ def try_lock(fd: int, offset: int = 0) -> bool:
         os.lseek(fd, offset, os.SEEK_SET)
         try:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
+        except OSError:  # another holder has the byte
             return False
         return True
     import fcntl  # noqa: PLC0415

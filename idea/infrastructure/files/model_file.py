@@ -63,7 +63,7 @@ class ChangeCache(Generic[T]):
     def get(self, load: Callable[[], T | None]) -> T | None:
         try:
             stat = os.stat(self._path)
-        except OSError:
+        except OSError:  # absent or unreadable: nothing to cache, load() says which
             self._key = None
             return load()
         key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)

@@ -8,7 +8,6 @@ takes the whole process tree down.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import subprocess
@@ -16,6 +15,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from idea.application.tasks import TaskSet
 from idea.domain.errors import Unavailable
 from idea.infrastructure.processes.executables import start_errors
 from idea.infrastructure.processes.subreaper import register_waited, release_waited
@@ -52,10 +52,9 @@ class CliProcess:
         self._stderr = bytearray()
         self._exit_code: int | None = None
         self._exited = asyncio.Event()
-        self._tasks = [
-            asyncio.create_task(self._pump_stdout(), name=f"{name}-stdout"),
-            asyncio.create_task(self._pump_stderr(), name=f"{name}-stderr"),
-        ]
+        self._pumps = TaskSet(name)  # ended by ``_wait`` once the process has exited
+        self._pumps.spawn(self._pump_stdout(), name=f"{name}-stdout")
+        self._pumps.spawn(self._pump_stderr(), name=f"{name}-stderr")
         self._waiter = asyncio.create_task(self._wait(), name=f"{name}-wait")
 
     @classmethod
@@ -160,10 +159,7 @@ class CliProcess:
         finally:
             release_waited(self._proc.pid)
         # Output written just before exit is still in the pipe: drain it before reporting.
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(asyncio.gather(*self._tasks), timeout=5)
-        for task in self._tasks:
-            task.cancel()
+        await self._pumps.wait(timeout=5)
         self._exit_code = code
         self._exited.set()
         try:

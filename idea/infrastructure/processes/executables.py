@@ -178,7 +178,7 @@ def _npm_package(target: Path) -> tuple[Path, str] | None:
         if manifest.is_file():
             try:
                 name = json.loads(manifest.read_text(encoding="utf-8")).get("name")
-            except (OSError, ValueError, AttributeError):
+            except (OSError, ValueError, AttributeError):  # unreadable, or not a manifest
                 return None
             return (folder, name) if isinstance(name, str) else None
     return None
@@ -287,7 +287,7 @@ def _head(path: Path) -> bytes:
     try:
         with path.open("rb") as file:
             return file.read(_HEAD)
-    except OSError:
+    except OSError:  # unreadable: no head, so neither native nor a node launcher
         return b""
 
 

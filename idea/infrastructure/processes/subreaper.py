@@ -64,7 +64,7 @@ def _prctl() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
         return None
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-    except OSError:
+    except OSError:  # no C library to load: no subreaper, the tree kills remain
         return None
     return getattr(libc, "prctl", None)
 

@@ -176,7 +176,7 @@ def _group_led_by(pid: int) -> int | None:
         return None
     try:
         pgid = os.getpgid(pid)
-    except OSError:
+    except OSError:  # gone, or not ours to ask: no group of its to signal
         return None
     # Never signal our own group: that would kill the caller.
     return pid if pgid == pid and pgid != os.getpgrp() else None

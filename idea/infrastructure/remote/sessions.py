@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from idea.application.session_ports import AgentSession, SessionStarter, TerminalSession
+from idea.application.tasks import TaskSet
 from idea.domain.agent import Agent, Workspace
 from idea.domain.errors import Conflict, Invalid, Unavailable
 from idea.domain.profile import Profile
@@ -41,7 +42,10 @@ class RemoteTerminalSession:
         # comes after a gap is held until the host's scrollback fills it.
         self._upto = 0
         self._held: list[tuple[str, int]] = []
-        self._resyncing: asyncio.Future[None] | None = None
+        # At most one resync at a time, owned here: stop() ends it, and none starts after.
+        self._tasks = TaskSet(f"terminal {sid} on host {link.name}")
+        self._resyncing: asyncio.Task[None] | None = None
+        self._stopped = False
         self._unroute = link.route(sid, self._take)
         link.on_welcome(self._reattached)
 
@@ -90,6 +94,8 @@ class RemoteTerminalSession:
                 await self._link.request({"t": "stop", "sid": self._sid})
             self._exit(-1 if self._exit_code is None else self._exit_code)
         self._unroute()
+        self._stopped = True
+        await self._tasks.close()
 
     def _take(self, message: Message) -> None:
         kind = message.get("t")
@@ -110,8 +116,7 @@ class RemoteTerminalSession:
         start = end - len(data)
         if start > self._upto:
             self._held.append((data, end))
-            if self._resyncing is None:
-                self._resyncing = asyncio.ensure_future(self._resync())
+            self._start_resync()
             return
         if end > self._upto:
             self._show(data[self._upto - start :])
@@ -136,8 +141,11 @@ class RemoteTerminalSession:
         if not isinstance(sessions, dict) or self._sid not in sessions:
             self._exit(-1)
             return
-        if self._resyncing is None:  # what was printed while the link was down
-            self._resyncing = asyncio.ensure_future(self._resync())
+        self._start_resync()  # what was printed while the link was down
+
+    def _start_resync(self) -> None:
+        if self._resyncing is None and not self._stopped:
+            self._resyncing = self._tasks.spawn(self._resync(), name=f"resync-{self._sid}")
 
     async def _resync(self) -> None:
         """Fill the gap from the host's scrollback, then what came after it."""

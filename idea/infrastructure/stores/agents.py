@@ -203,7 +203,7 @@ class MarkdownAgentStore:
 def _mtime_ns(path: Path) -> int:
     try:
         return path.stat().st_mtime_ns
-    except OSError:
+    except OSError:  # gone since the listing: sorted first, and reading it says the rest
         return 0
 
 

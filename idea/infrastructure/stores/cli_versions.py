@@ -68,7 +68,7 @@ async def current_version(argv: Sequence[str], env: dict[str, str] | None = None
             stderr=asyncio.subprocess.STDOUT,
             env=env,
         )
-    except OSError:
+    except OSError:  # it cannot be started: its version is unknown, not an error
         return None
     try:
         async with asyncio.timeout(VERSION_TIMEOUT_S):
@@ -90,6 +90,6 @@ async def current_version(argv: Sequence[str], env: dict[str, str] | None = None
 def _identity(path: str) -> tuple[str, int, int] | None:
     try:
         stat = os.stat(path)
-    except OSError:
+    except OSError:  # gone: nothing to know it again by
         return None
     return path, stat.st_size, stat.st_mtime_ns

@@ -56,6 +56,6 @@ def _read_owner(fd: int) -> str:
     try:
         os.lseek(fd, 0, os.SEEK_SET)
         text = os.read(fd, 32).decode("ascii", errors="replace").strip()
-    except OSError:
+    except OSError:  # unreadable: the refusal then names no process
         return ""
     return text if text.isdigit() else ""

@@ -1,4 +1,5 @@
-"""What the POSIX and Windows terminal sessions share: size checks and their listeners."""
+"""What the POSIX and Windows terminal sessions share: size checks, their listeners, and the two
+failures a terminal reports (a program that cannot start, one that has exited), worded once."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from idea.application.session_ports import TerminalSpec
-from idea.domain.errors import Invalid
+from idea.domain.errors import Invalid, Unavailable
 from idea.infrastructure.terminal.scrollback import Scrollback
 
 log = logging.getLogger(__name__)
@@ -18,6 +19,17 @@ _T = TypeVar("_T")
 def check_size(rows: int, cols: int) -> None:
     if rows < 1 or cols < 1:
         raise Invalid(f"terminal size must be at least 1x1, got {rows}x{cols}")
+
+
+def cannot_start(program: str, reason: object) -> Unavailable:
+    """``Unavailable("cannot start '<program>': <reason>")``; raise it ``from`` the cause."""
+    return Unavailable(f"cannot start {program!r}: {reason}")
+
+
+def exited(cause: BaseException | None = None) -> Unavailable:
+    """``Unavailable("the terminal's program has exited")``, with what a write met, if any."""
+    detail = f" ({cause})" if cause is not None else ""
+    return Unavailable(f"the terminal's program has exited{detail}")
 
 
 def checked_scrollback(spec: TerminalSpec) -> Scrollback:

@@ -24,14 +24,15 @@ from typing import TypeVar
 import ptyprocess
 
 from idea.application.session_ports import TerminalSpec, Unsubscribe
-from idea.domain.errors import Unavailable
 from idea.infrastructure.processes.subreaper import register_waited, release_waited
 from idea.infrastructure.processes.tree import SESSION_TAG_VAR, kill_tagged, kill_tree_async
 from idea.infrastructure.terminal.common import (
     Listeners,
     call_one,
+    cannot_start,
     check_size,
     checked_scrollback,
+    exited,
 )
 from idea.infrastructure.terminal.scrollback import Scrollback
 from idea.infrastructure.terminal.utf8 import Utf8Stream
@@ -62,7 +63,7 @@ def resolve_program(name: str, cwd: str, env: Mapping[str, str]) -> str:
     candidate = os.path.join(cwd, name) if os.sep in name else name
     found = shutil.which(candidate, path=env.get("PATH", os.defpath))
     if found is None:
-        raise Unavailable(f"cannot start {name!r}: not found or not executable")
+        raise cannot_start(name, "not found or not executable")
     return os.path.abspath(found)
 
 
@@ -91,7 +92,7 @@ class PosixPtyLauncher:
                 preexec_fn=enter_cwd,
             )
         except Exception as exc:  # ptyprocess re-raises the child's exec error by class name
-            raise Unavailable(f"cannot start {spec.argv[0]!r}: {exc}") from exc
+            raise cannot_start(spec.argv[0], exc) from exc
         tag = spec.env.get(SESSION_TAG_VAR)
         return PosixPtySession(proc, scrollback, asyncio.get_running_loop(), self._grace_s, tag)
 
@@ -140,7 +141,7 @@ class PosixPtySession:
 
     def write(self, data: str) -> None:
         if not self._open:
-            raise Unavailable("the terminal's program has exited")
+            raise exited()
         payload = data.encode("utf-8")
         if self._pending:
             self._pending += payload
@@ -150,7 +151,7 @@ class PosixPtySession:
         except BlockingIOError:
             written = 0
         except OSError as exc:
-            raise Unavailable(f"the terminal's program has exited ({exc})") from exc
+            raise exited(exc) from exc
         if written < len(payload):
             self._pending += payload[written:]
             self._loop.add_writer(self._fd, self._on_writable)
@@ -223,7 +224,7 @@ class PosixPtySession:
             return None
         try:
             pidfd: int = pidfd_open(self._pid)
-        except OSError:
+        except OSError:  # refused (an old kernel, a sandbox): the hang-up alone ends it
             return None
         self._loop.add_reader(pidfd, self._on_leader_exit)
         return pidfd

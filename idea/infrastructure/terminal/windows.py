@@ -25,13 +25,15 @@ from typing import Protocol, TypeVar, cast
 import winpty
 
 from idea.application.session_ports import TerminalSpec, Unsubscribe
-from idea.domain.errors import Invalid, Unavailable
+from idea.domain.errors import Invalid
 from idea.infrastructure.processes.cli_process import Job
 from idea.infrastructure.processes.tree import kill_tree_async
 from idea.infrastructure.terminal.common import (
     Listeners,
     call_one,
+    cannot_start,
     checked_scrollback,
+    exited,
 )
 from idea.infrastructure.terminal.scrollback import Scrollback
 
@@ -63,9 +65,9 @@ class _WinPty(Protocol):
 def _resolve_exe(name: str, env: Mapping[str, str]) -> str:
     found = name if os.path.isabs(name) else shutil.which(name, path=env.get("PATH", os.defpath))
     if found is None or not os.path.isfile(found):
-        raise Unavailable(f"cannot start {name!r}: not found")
+        raise cannot_start(name, "not found")
     if not found.lower().endswith(".exe"):
-        raise Unavailable(f"cannot start {name!r}: {found} is not a real .exe (a shim?)")
+        raise cannot_start(name, f"{found} is not a real .exe (a shim?)")
     return os.path.abspath(found)
 
 
@@ -113,7 +115,7 @@ class WindowsPtyLauncher:
                 proc = cast(_WinPty, winpty.PTY(spec.cols, spec.rows))
             proc.spawn(exe, cmdline=cmdline, cwd=spec.cwd, env=block)  # type: ignore[attr-defined]
         except Exception as exc:  # pywinpty raises plain exceptions for spawn failures
-            raise Unavailable(f"cannot start {spec.argv[0]!r}: {exc}") from exc
+            raise cannot_start(spec.argv[0], exc) from exc
         loop = asyncio.get_running_loop()
         session = WindowsPtySession(proc, scrollback, loop, self._grace_s)
         if sys.platform == "win32":  # for mypy on POSIX: this module is Windows only
@@ -158,14 +160,14 @@ class WindowsPtySession:
 
     def write(self, data: str) -> None:
         if not self._open:
-            raise Unavailable("the terminal's program has exited")
+            raise exited()
         # A console's Enter is CR; a lone LF reaches the program as Ctrl+J, not as a line end.
         # As a POSIX terminal does (ICRNL), either one ends the line.
         data = data.replace("\r\n", "\r").replace("\n", "\r")
         try:
             self._proc.write(data)
         except Exception as exc:  # EOFError once the pty is closed
-            raise Unavailable(f"the terminal's program has exited ({exc})") from exc
+            raise exited(exc) from exc
 
     def resize(self, rows: int, cols: int) -> None:
         if rows < 1 or cols < 1:

@@ -237,7 +237,7 @@ def hooks(cwd: Path, top: Path, common_dir: Path) -> tuple[Path, list[str]]:
     names: list[str] = []
     try:
         entries = sorted(folder.iterdir())
-    except OSError:
+    except OSError:  # no hooks folder (or one that cannot be listed): none listed
         return folder, names
     for entry in entries:
         if entry.name.endswith(".sample") or not entry.is_file():

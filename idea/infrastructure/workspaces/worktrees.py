@@ -258,7 +258,7 @@ class GitWorktrees:
         root = self._paths.root
         try:
             record = json.loads(self._marker.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError):  # unreadable, or cut short: only that a merge began is known
             record = {}
         record = record if isinstance(record, dict) else {}
         agent, before = record.get("agent"), record.get("before")
@@ -463,7 +463,7 @@ def _gitdir_of(tree: Path) -> Path | None:
     """A worktree's own git folder, from its ``.git`` file (``gitdir: <path>``)."""
     try:
         text = (tree / ".git").read_text(encoding="utf-8")
-    except OSError:
+    except OSError:  # no .git file (deleted by hand, or never a worktree): no git folder
         return None
     if not text.startswith("gitdir:"):
         return None

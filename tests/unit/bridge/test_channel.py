@@ -89,6 +89,13 @@ def test_missing_and_refused_endpoints(tmp_path):
         connect(dead, KEY, "agent-a")
 
 
+def test_an_endpoint_that_cannot_be_reached_says_why(tmp_path):
+    # The OS gives no strerror for a socket path too long: the reason is the error's own text.
+    endpoint = str(tmp_path / ("x" * 200))
+    with pytest.raises(EndpointUnavailable, match="path too long"):
+        connect(endpoint, KEY, "agent-a")
+
+
 def test_a_silent_app_fails_within_the_timeout():
     with FakeLoopbackApp(KEY, silent=True) as silent:
         started = time.monotonic()

@@ -91,7 +91,7 @@ class McpListener:
             try:
                 self._pipe.start()
             except OSError as exc:
-                raise Conflict(f"this project is already open in another IdeA ({exc})") from exc
+                raise _already_open(str(exc)) from exc
             return
         try:
             ensure_endpoint_dir(self.endpoint)
@@ -99,10 +99,7 @@ class McpListener:
             raise Unavailable(f"MCP endpoint: {exc}") from exc
         if os.path.exists(self.endpoint):
             if _someone_listens(self.endpoint):
-                raise Conflict(
-                    "this project is already open in another IdeA (its MCP endpoint "
-                    f"{self.endpoint} answers)"
-                )
+                raise _already_open(f"its MCP endpoint {self.endpoint} answers")
             os.unlink(self.endpoint)  # left by a crashed run
         loop = asyncio.get_running_loop()
         self._server = await loop.create_unix_server(
@@ -364,11 +361,16 @@ class _StreamWriterOutput:
                 if self._writes == written:
                     break  # nothing was written while draining
         except (ConnectionError, OSError):
-            pass
+            pass  # the peer is gone: its link sees the end and closes
         finally:
             self._flusher = None
             if self._closing:
                 self._writer.close()
+
+
+def _already_open(how: str) -> Conflict:
+    """The endpoint is taken (a pipe or a socket that answers): another IdeA serves it."""
+    return Conflict(f"this project is already open in another IdeA ({how})")
 
 
 def _someone_listens(path: str) -> bool:
@@ -378,7 +380,7 @@ def _someone_listens(path: str) -> bool:
     probe.settimeout(1.0)
     try:
         probe.connect(path)
-    except OSError:
+    except OSError:  # refused, or no socket at all: nobody listens
         return False
     else:
         return True

@@ -24,6 +24,7 @@ from typing import Any, Protocol, TypeGuard
 
 import idea
 from idea.application.caller import ProgressListener
+from idea.application.tasks import TaskSet
 from idea.domain.commands import AskAgent, Command
 from idea.domain.errors import IdeaError
 from idea.domain.json_types import JsonObject, JsonValue
@@ -148,6 +149,8 @@ class McpConnection:
         self._progress_interval_s = progress_interval_s
         self._max_message_bytes = max_message_bytes
         self._version = LATEST_VERSION
+        # The calls in flight, owned by the TaskSet; ``_calls`` finds one by its request id.
+        self._tasks = TaskSet(f"MCP server for {requester_id}")
         self._calls: dict[tuple[bool, RequestId], asyncio.Task[None]] = {}
         # The last agent list and its ``result`` as JSON: asked again unchanged, it is not encoded
         # again (agents change seldom; models list them often).
@@ -202,10 +205,7 @@ class McpConnection:
     async def close(self) -> None:
         """Cancel every call in flight (queued asks are withdrawn, running ones interrupted)."""
         self._closed = True
-        calls = list(self._calls.values())
-        for task in calls:
-            task.cancel()
-        await asyncio.gather(*calls, return_exceptions=True)
+        await self._tasks.close()
 
     # -- parsing ---------------------------------------------------------------------------
 
@@ -316,7 +316,7 @@ class McpConnection:
         if tool.action is None:
             # Nothing to wait for and nothing to cancel: answered at once, like ping.
             return self._list_agents(request_id, tool, arguments)
-        task = asyncio.create_task(
+        task = self._tasks.spawn(
             self._call(request_id, tool, arguments, token),
             name=f"mcp {self._requester_id} {tool.name} {request_id!r}",
         )

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 import asyncssh
 
 from idea import __version__
+from idea.application.tasks import TaskSet
 from idea.domain.host import Host
 from idea.infrastructure.remote.link import Connector
 from idea.infrastructure.remote.ssh.channels import forward_socket, ssh_errors
@@ -42,7 +43,9 @@ class SshHostTransport:
         self.reader: ByteReader = process.stdout
         self.writer: ByteWriter = process.stdin
         self._forward: asyncssh.SSHListener | None = None
-        self._stderr = asyncio.create_task(self._log_stderr(), name=f"ssh-stderr-{host.name}")
+        # The relay's stderr is read until the channel closes; close() ends and awaits it.
+        self._tasks = TaskSet(f"SSH link to {host.name}")
+        self._tasks.spawn(self._log_stderr(), name=f"ssh-stderr-{host.name}")
 
     async def forward_mcp(self, host_socket: str) -> None:
         self._forward = await forward_socket(self._conn, self._host, host_socket, self._local)
@@ -54,7 +57,7 @@ class SshHostTransport:
         self._conn.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._conn.wait_closed(), 5)
-        self._stderr.cancel()
+        await self._tasks.close()
 
     async def _log_stderr(self) -> None:
         """What the relay says on stderr (why it could not start the daemon), in IdeA's log."""

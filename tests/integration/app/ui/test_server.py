@@ -928,6 +928,16 @@ async def test_a_client_that_does_not_read_does_not_hold_back_another(runtime, d
         await ui[1].close()
 
 
+async def test_closing_the_server_leaves_none_of_its_tasks(runtime, dist):
+    before = asyncio.all_tasks()
+    ui = await serve(runtime, dist)
+    first, second = await connect(ui), await connect(ui)
+    assert (await first.ok("project.info"))["version"]
+    await second.ok("project.info")
+    await ui[1].close()  # the clients still connected: the server shuts them
+    assert [task for task in asyncio.all_tasks() - before if not task.done()] == []
+
+
 # --- idea serve ----------------------------------------------------------------------------------
 
 

@@ -162,7 +162,7 @@ async def test_stale_socket_is_replaced_and_a_live_one_is_a_conflict(tmp_path):
     first = McpListener(endpoint, KEY, "p", lambda _: True, EchoHandler)
     await first.start()
     second = McpListener(endpoint, KEY, "p", lambda _: True, EchoHandler)
-    with pytest.raises(Conflict):
+    with pytest.raises(Conflict, match=r"another IdeA \(its MCP endpoint .* answers\)"):
         await second.start()
     await first.stop()
     assert not os.path.exists(endpoint)

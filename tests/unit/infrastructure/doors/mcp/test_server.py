@@ -630,11 +630,14 @@ async def test_a_duplicate_id_in_flight_is_refused(world):
 
 async def test_close_cancels_what_is_in_flight(world):
     conn, backend, outbox = world
-    conn.receive(call("idea_ask_agent", {"target": "hold", "task": "t"}, id_=1))
+    before = asyncio.all_tasks()
+    meta = {"progressToken": "p"}  # its progress reporter is a task too
+    conn.receive(call("idea_ask_agent", {"target": "hold", "task": "t"}, id_=1, meta=meta))
     await backend.started.wait()
     await conn.close()
     assert backend.cancelled == [c.AskAgent("hold", "t")]
     assert conn.pending_requests == 0
+    assert [task for task in asyncio.all_tasks() - before if not task.done()] == []
     conn.receive(rpc("ping", id_=2))  # closed: nothing more is sent
     assert outbox.lines == []
 

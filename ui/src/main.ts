@@ -25,7 +25,7 @@ import { CommandPalette } from "./views/palette";
 import { type Action, HelpButton, installShortcuts } from "./views/shortcuts";
 import { SidePanel } from "./views/sidepanel";
 import { TabBar } from "./views/tabs";
-import { stepTerminalFont } from "./views/terminal";
+import { stepTerminalFont } from "./views/termfont";
 import { TrustBanner } from "./views/trust";
 import "./style.css";
 

@@ -2,7 +2,11 @@
 // their leaf is in some tab: switching tabs takes them out of the page and puts them back, so a
 // terminal keeps its attach and its scrollback (it refits when shown again). One cell is
 // "focused" (ring drawn; the target of the keyboard shortcuts), remembered per tab; one may be
-// maximised over the others (Escape or the same key restores it).
+// maximised over the others (Escape or the same key restores it). Preact renders the splits,
+// panes and dividers from the tab's tree; each cell is its own CellView, put into its pane by ref
+// (the same element for as long as the cell lives), so a render never rebuilds a cell.
+
+import { render, type TargetedPointerEvent } from "preact";
 
 import { MAXIMIZED_KEY, type Maximized, readMaximized, withMaximized } from "../model/maximized";
 import { equalSizes, isEqual, minShares, parentSplit, splitRefusal } from "../model/sizes";
@@ -11,14 +15,14 @@ import {
   dragSizes,
   focusAfterClose,
   leafIds,
+  leaves,
   paneFlex,
   splitDirection,
   stepFocus,
 } from "../model/tree";
-import type { LayoutNode, Split } from "../model/types";
+import type { LayoutNode, Leaf, Split } from "../model/types";
 import { showError, showNotice } from "./banner";
-import { CellView } from "./cell";
-import { h } from "./dom";
+import { type CellActions, CellView } from "./cell";
 import type { Action } from "./shortcuts";
 
 type CellAction = Extract<
@@ -37,7 +41,7 @@ type CellAction = Extract<
 >;
 
 export class Workspace {
-  readonly el = h("div.workspace", { role: "tabpanel", id: "workspace" });
+  readonly el = workspaceElement();
   private cells = new Map<string, CellView>();
   private renderedTab = "";
   private dragging = false;
@@ -76,8 +80,8 @@ export class Workspace {
     if (this.renderedTab) this.focusByTab.set(this.renderedTab, this.focusedId);
     const switched = (tab?.id ?? "") !== this.renderedTab;
     this.root = tab?.root ?? null;
-    const root = tab ? this.renderNode(tab.root) : h("div.cell-placeholder", {}, "No tab");
-    this.el.replaceChildren(root);
+    for (const leaf of leaves(tab?.root)) this.place(leaf);
+    render(this.root ? <Root node={this.root} ws={this} /> : <NoTab />, this.el);
     this.el.setAttribute("aria-labelledby", tab ? `tab-${tab.id}` : "");
     // A cell is gone once no tab holds its leaf; the others wait out of the page.
     const kept = new Set((store.layouts?.tabs ?? []).flatMap((t) => leafIds(t.root)));
@@ -233,7 +237,7 @@ export class Workspace {
     await this.resize(split, equalSizes(split.children.length));
   }
 
-  private async resize(split: Split, sizes: number[]): Promise<void> {
+  async resize(split: Split, sizes: number[]): Promise<void> {
     try {
       await store.applyLayout({ op: "resize", split_id: split.id, sizes });
     } catch (e) {
@@ -256,71 +260,125 @@ export class Workspace {
     return this.renderedTab;
   }
 
-  private renderNode(node: LayoutNode): HTMLElement {
-    if (node.type === "leaf") {
-      let cell = this.cells.get(node.id);
-      if (cell) cell.update(node);
-      else {
-        cell = new CellView(node, (action, leafId) => void this.run(action as CellAction, leafId));
-        this.cells.set(node.id, cell);
-      }
-      return cell.el;
-    }
-    const el = h("div.split", { class: node.direction, dataset: { split: node.id } });
-    node.children.forEach((child, i) => {
-      if (i > 0) el.append(this.divider(node, el, i));
-      const pane = h("div.pane", {}, this.renderNode(child));
-      pane.style.flex = paneFlex(node.sizes, i);
-      el.append(pane);
-    });
-    return el;
+  /** The leaf's cell, made the first time it is shown, told of its leaf after. */
+  private place(leaf: Leaf): void {
+    const cell = this.cells.get(leaf.id);
+    if (cell) return cell.update(leaf);
+    const act: CellActions = (action, leafId) => void this.run(action as CellAction, leafId);
+    this.cells.set(leaf.id, new CellView(leaf, act));
   }
 
-  private divider(split: Split, container: HTMLElement, index: number): HTMLElement {
-    const div = h("div.divider", {
-      class: split.direction,
-      title: "Drag to resize; double-click to equalize",
-      role: "separator",
-      "aria-orientation": split.direction === "row" ? "vertical" : "horizontal",
-    });
-    div.addEventListener("dblclick", () => {
-      if (!isEqual(split.sizes)) void this.resize(split, equalSizes(split.children.length));
-    });
-    div.addEventListener("pointerdown", (down) => {
-      down.preventDefault();
-      div.setPointerCapture(down.pointerId);
-      this.dragging = true;
-      div.classList.add("dragging");
-      const panes = [...container.children].filter((c) =>
-        c.classList.contains("pane"),
-      ) as HTMLElement[];
-      let sizes = [...split.sizes];
-      const total = split.direction === "row" ? container.clientWidth : container.clientHeight;
-      const mins = minShares(split, total);
-      const startPos = split.direction === "row" ? down.clientX : down.clientY;
-      const move = (ev: PointerEvent) => {
-        const pos = split.direction === "row" ? ev.clientX : ev.clientY;
-        sizes = dragSizes(split.sizes, index, (pos - startPos) / Math.max(total, 1), mins);
-        panes[index - 1].style.flex = paneFlex(sizes, index - 1);
-        panes[index].style.flex = paneFlex(sizes, index);
-      };
-      const up = () => {
-        div.removeEventListener("pointermove", move);
-        div.removeEventListener("pointerup", up);
-        div.removeEventListener("pointercancel", up);
-        div.classList.remove("dragging");
-        this.dragging = false;
-        if (sizes.every((s, i) => s === split.sizes[i])) return; // a click, or a double-click
-        store
-          .applyLayout({ op: "resize", split_id: split.id, sizes })
-          .catch((e) => showError(e, "Resize"));
-      };
-      div.addEventListener("pointermove", move);
-      div.addEventListener("pointerup", up);
-      div.addEventListener("pointercancel", up);
-    });
-    return div;
+  /** The cell of a leaf of the rendered tree (placed before the tree renders). */
+  cellOf(leafId: string): CellView {
+    return this.cells.get(leafId)!;
   }
+
+  /** A divider is dragged: the tree is not rendered again until it is let go. */
+  drag(active: boolean): void {
+    this.dragging = active;
+  }
+}
+
+type NodeProps = { node: LayoutNode; ws: Workspace };
+
+/** The tab's tree: its splits, or its one cell in a pane of its own. */
+function Root({ node, ws }: NodeProps) {
+  return node.type === "leaf" ? <Pane node={node} ws={ws} /> : <SplitView split={node} ws={ws} />;
+}
+
+function NoTab() {
+  return <div class="cell-placeholder">No tab</div>;
+}
+
+function SplitView({ split, ws }: { split: Split; ws: Workspace }) {
+  return (
+    <div class={`split ${split.direction}`} data-split={split.id}>
+      {split.children.flatMap((child, i) => [
+        ...(i > 0 ? [<Divider key={`divider-${child.id}`} split={split} index={i} ws={ws} />] : []),
+        <Pane key={child.id} node={child} ws={ws} flex={paneFlex(split.sizes, i)} />,
+      ])}
+    </div>
+  );
+}
+
+/** A pane holds a split, or a cell's element put in by ref (its only child, kept as it is). */
+function Pane({ node, ws, flex }: NodeProps & { flex?: string }) {
+  const style = flex ? { flex } : undefined;
+  if (node.type === "split") {
+    return (
+      <div class="pane" style={style}>
+        <SplitView split={node} ws={ws} />
+      </div>
+    );
+  }
+  const cell = ws.cellOf(node.id).el;
+  const mount = (pane: HTMLDivElement | null) => {
+    if (pane && pane.firstChild !== cell) pane.replaceChildren(cell);
+  };
+  return <div class="pane" style={style} ref={mount} />;
+}
+
+type DividerProps = { split: Split; index: number; ws: Workspace };
+
+/** Between panes `index - 1` and `index`: dragged, it resizes them (the server keeps the sizes
+ * once let go); double-clicked, it makes the split's panes equal. */
+function Divider({ split, index, ws }: DividerProps) {
+  const onDblClick = () => {
+    if (!isEqual(split.sizes)) void ws.resize(split, equalSizes(split.children.length));
+  };
+  const onPointerDown = (down: TargetedPointerEvent<HTMLDivElement>) => {
+    down.preventDefault();
+    const div = down.currentTarget;
+    const container = div.parentElement!;
+    div.setPointerCapture(down.pointerId);
+    ws.drag(true);
+    div.classList.add("dragging");
+    const panes = [...container.children].filter((c) =>
+      c.classList.contains("pane"),
+    ) as HTMLElement[];
+    let sizes = [...split.sizes];
+    const total = split.direction === "row" ? container.clientWidth : container.clientHeight;
+    const mins = minShares(split, total);
+    const startPos = split.direction === "row" ? down.clientX : down.clientY;
+    // While dragged, the two panes are sized here, not rendered: nothing else moves.
+    const move = (ev: PointerEvent) => {
+      const pos = split.direction === "row" ? ev.clientX : ev.clientY;
+      sizes = dragSizes(split.sizes, index, (pos - startPos) / Math.max(total, 1), mins);
+      panes[index - 1].style.flex = paneFlex(sizes, index - 1);
+      panes[index].style.flex = paneFlex(sizes, index);
+    };
+    const up = () => {
+      div.removeEventListener("pointermove", move);
+      div.removeEventListener("pointerup", up);
+      div.removeEventListener("pointercancel", up);
+      div.classList.remove("dragging");
+      ws.drag(false);
+      if (sizes.every((s, i) => s === split.sizes[i])) return; // a click, or a double-click
+      void ws.resize(split, sizes);
+    };
+    div.addEventListener("pointermove", move);
+    div.addEventListener("pointerup", up);
+    div.addEventListener("pointercancel", up);
+  };
+  return (
+    <div
+      class={`divider ${split.direction}`}
+      title="Drag to resize; double-click to equalize"
+      role="separator"
+      aria-orientation={split.direction === "row" ? "vertical" : "horizontal"}
+      onDblClick={onDblClick}
+      onPointerDown={onPointerDown}
+    />
+  );
+}
+
+/** The element the workspace renders into: the tab panel the tab bar's tabs control. */
+function workspaceElement(): HTMLDivElement {
+  const el = document.createElement("div");
+  el.className = "workspace";
+  el.setAttribute("role", "tabpanel");
+  el.id = "workspace";
+  return el;
 }
 
 function ids(cells: CellView[]): string[] {

@@ -2,28 +2,21 @@
 // their leaf is in some tab: switching tabs takes them out of the page and puts them back, so a
 // terminal keeps its attach and its scrollback (it refits when shown again). One cell is
 // "focused" (ring drawn; the target of the keyboard shortcuts), remembered per tab; one may be
-// maximised over the others (Escape or the same key restores it). Preact renders the splits,
-// panes and dividers from the tab's tree; each cell is its own CellView, put into its pane by ref
-// (the same element for as long as the cell lives), so a render never rebuilds a cell.
+// maximised over the others (Escape or the same key restores it). Preact renders the tree
+// (splits.tsx); each cell is its own CellView, made here before the tree renders and put into its
+// pane by ref (the same element for as long as the cell lives), so a render never rebuilds one.
 
-import { render, type TargetedPointerEvent } from "preact";
+import { render } from "preact";
 
 import { MAXIMIZED_KEY, type Maximized, readMaximized, withMaximized } from "../model/maximized";
-import { equalSizes, isEqual, minShares, parentSplit, splitRefusal } from "../model/sizes";
+import { equalSizes, isEqual, parentSplit, splitRefusal } from "../model/sizes";
 import { store } from "../model/state";
-import {
-  dragSizes,
-  focusAfterClose,
-  leafIds,
-  leaves,
-  paneFlex,
-  splitDirection,
-  stepFocus,
-} from "../model/tree";
+import { focusAfterClose, leafIds, leaves, splitDirection, stepFocus } from "../model/tree";
 import type { LayoutNode, Leaf, Split } from "../model/types";
 import { showError, showNotice } from "./banner";
 import { type CellActions, CellView } from "./cell";
 import type { Action } from "./shortcuts";
+import { Tree, type TreeHost } from "./splits";
 
 type CellAction = Extract<
   Action,
@@ -40,7 +33,7 @@ type CellAction = Extract<
   | "paste"
 >;
 
-export class Workspace {
+export class Workspace implements TreeHost {
   readonly el = workspaceElement();
   private cells = new Map<string, CellView>();
   private renderedTab = "";
@@ -81,7 +74,7 @@ export class Workspace {
     const switched = (tab?.id ?? "") !== this.renderedTab;
     this.root = tab?.root ?? null;
     for (const leaf of leaves(tab?.root)) this.place(leaf);
-    render(this.root ? <Root node={this.root} ws={this} /> : <NoTab />, this.el);
+    render(<Tree root={this.root} host={this} />, this.el);
     this.el.setAttribute("aria-labelledby", tab ? `tab-${tab.id}` : "");
     // A cell is gone once no tab holds its leaf; the others wait out of the page.
     const kept = new Set((store.layouts?.tabs ?? []).flatMap((t) => leafIds(t.root)));
@@ -268,108 +261,13 @@ export class Workspace {
     this.cells.set(leaf.id, new CellView(leaf, act));
   }
 
-  /** The cell of a leaf of the rendered tree (placed before the tree renders). */
-  cellOf(leafId: string): CellView {
-    return this.cells.get(leafId)!;
+  cellElement(leafId: string): HTMLElement {
+    return this.cells.get(leafId)!.el;
   }
 
-  /** A divider is dragged: the tree is not rendered again until it is let go. */
   drag(active: boolean): void {
     this.dragging = active;
   }
-}
-
-type NodeProps = { node: LayoutNode; ws: Workspace };
-
-/** The tab's tree: its splits, or its one cell in a pane of its own. */
-function Root({ node, ws }: NodeProps) {
-  return node.type === "leaf" ? <Pane node={node} ws={ws} /> : <SplitView split={node} ws={ws} />;
-}
-
-function NoTab() {
-  return <div class="cell-placeholder">No tab</div>;
-}
-
-function SplitView({ split, ws }: { split: Split; ws: Workspace }) {
-  return (
-    <div class={`split ${split.direction}`} data-split={split.id}>
-      {split.children.flatMap((child, i) => [
-        ...(i > 0 ? [<Divider key={`divider-${child.id}`} split={split} index={i} ws={ws} />] : []),
-        <Pane key={child.id} node={child} ws={ws} flex={paneFlex(split.sizes, i)} />,
-      ])}
-    </div>
-  );
-}
-
-/** A pane holds a split, or a cell's element put in by ref (its only child, kept as it is). */
-function Pane({ node, ws, flex }: NodeProps & { flex?: string }) {
-  const style = flex ? { flex } : undefined;
-  if (node.type === "split") {
-    return (
-      <div class="pane" style={style}>
-        <SplitView split={node} ws={ws} />
-      </div>
-    );
-  }
-  const cell = ws.cellOf(node.id).el;
-  const mount = (pane: HTMLDivElement | null) => {
-    if (pane && pane.firstChild !== cell) pane.replaceChildren(cell);
-  };
-  return <div class="pane" style={style} ref={mount} />;
-}
-
-type DividerProps = { split: Split; index: number; ws: Workspace };
-
-/** Between panes `index - 1` and `index`: dragged, it resizes them (the server keeps the sizes
- * once let go); double-clicked, it makes the split's panes equal. */
-function Divider({ split, index, ws }: DividerProps) {
-  const onDblClick = () => {
-    if (!isEqual(split.sizes)) void ws.resize(split, equalSizes(split.children.length));
-  };
-  const onPointerDown = (down: TargetedPointerEvent<HTMLDivElement>) => {
-    down.preventDefault();
-    const div = down.currentTarget;
-    const container = div.parentElement!;
-    div.setPointerCapture(down.pointerId);
-    ws.drag(true);
-    div.classList.add("dragging");
-    const panes = [...container.children].filter((c) =>
-      c.classList.contains("pane"),
-    ) as HTMLElement[];
-    let sizes = [...split.sizes];
-    const total = split.direction === "row" ? container.clientWidth : container.clientHeight;
-    const mins = minShares(split, total);
-    const startPos = split.direction === "row" ? down.clientX : down.clientY;
-    // While dragged, the two panes are sized here, not rendered: nothing else moves.
-    const move = (ev: PointerEvent) => {
-      const pos = split.direction === "row" ? ev.clientX : ev.clientY;
-      sizes = dragSizes(split.sizes, index, (pos - startPos) / Math.max(total, 1), mins);
-      panes[index - 1].style.flex = paneFlex(sizes, index - 1);
-      panes[index].style.flex = paneFlex(sizes, index);
-    };
-    const up = () => {
-      div.removeEventListener("pointermove", move);
-      div.removeEventListener("pointerup", up);
-      div.removeEventListener("pointercancel", up);
-      div.classList.remove("dragging");
-      ws.drag(false);
-      if (sizes.every((s, i) => s === split.sizes[i])) return; // a click, or a double-click
-      void ws.resize(split, sizes);
-    };
-    div.addEventListener("pointermove", move);
-    div.addEventListener("pointerup", up);
-    div.addEventListener("pointercancel", up);
-  };
-  return (
-    <div
-      class={`divider ${split.direction}`}
-      title="Drag to resize; double-click to equalize"
-      role="separator"
-      aria-orientation={split.direction === "row" ? "vertical" : "horizontal"}
-      onDblClick={onDblClick}
-      onPointerDown={onPointerDown}
-    />
-  );
 }
 
 /** The element the workspace renders into: the tab panel the tab bar's tabs control. */

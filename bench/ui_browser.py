@@ -2,7 +2,7 @@
 what a user sees: output parsed by xterm.js in the page, not only frames off the socket.
 
 Terminals are read through the UI's test hook ``window.ideaTerminals.get(name)`` (see
-ui/src/views/terminal.ts): size, renderer, characters parsed, re-syncs, the last rows, and a
+ui/src/views/termprobe.ts): size, renderer, characters parsed, re-syncs, the last rows, and a
 promise for the cursor's row. ``renderer`` picks xterm's renderer through the UI's stored
 preference (``idea.terminal.renderer``): "webgl", "dom", or None for the UI's own choice.
 """

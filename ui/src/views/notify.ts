@@ -1,6 +1,9 @@
 // Desktop notifications: an agent finished a turn or is blocked while the window is not focused.
 // Everything goes through here (one place to test); permission is asked on the first user gesture.
 
+import { api } from "../model/api";
+import { store } from "../model/state";
+
 const RECENT_MS = 3000;
 const lastShown = new Map<string, number>();
 
@@ -51,4 +54,35 @@ export function notifiedRecently(agentName: string): boolean {
 export function preview(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > 120 ? `${line.slice(0, 119)}…` : line || "finished a turn";
+}
+
+/**
+ * Notify on the agents' events: a reply (with its preview), a turn's end that no reply spoke
+ * for, an agent becoming blocked. The returned function forgets the statuses seen (another
+ * project is open).
+ */
+export function notifyAgentEvents(): () => void {
+  const nameOf = (d: { agent_id: string; agent_name?: string }) =>
+    d.agent_name ?? store.agentById(d.agent_id)?.name;
+  api.on("AgentReplied", (d) => {
+    const name = nameOf(d);
+    if (name) notifyAgent(name, preview(d.preview));
+  });
+  api.on("AgentTurnFinished", (d) => {
+    // A turn that also replies (an ask) gets AgentReplied with a preview: let that one speak.
+    if (windowFocused()) return; // decided now, not after the wait
+    setTimeout(() => {
+      const name = nameOf(d);
+      if (name && !notifiedRecently(name))
+        notifyAgent(name, d.ok ? "finished a turn" : "turn failed");
+    }, 400);
+  });
+  const lastStatus = new Map<string, string>();
+  api.on("WorkStateChanged", (d) => {
+    const was = lastStatus.get(d.agent_id);
+    lastStatus.set(d.agent_id, d.status);
+    const name = nameOf(d);
+    if (d.status === "blocked" && was !== "blocked" && name) notifyAgent(name, "is blocked");
+  });
+  return () => lastStatus.clear();
 }

@@ -2,24 +2,21 @@
 // their leaf is in some tab: switching tabs takes them out of the page and puts them back, so a
 // terminal keeps its attach and its scrollback (it refits when shown again). One cell is
 // "focused" (ring drawn; the target of the keyboard shortcuts), remembered per tab; one may be
-// maximised over the others (Escape or the same key restores it).
+// maximised over the others (Escape or the same key restores it). Preact renders the tree
+// (splits.tsx); each cell is its own CellView, made here before the tree renders and put into its
+// pane by ref (the same element for as long as the cell lives), so a render never rebuilds one.
+
+import { render } from "preact";
 
 import { MAXIMIZED_KEY, type Maximized, readMaximized, withMaximized } from "../model/maximized";
-import { equalSizes, isEqual, minShares, parentSplit, splitRefusal } from "../model/sizes";
+import { equalSizes, isEqual, parentSplit, splitRefusal } from "../model/sizes";
 import { store } from "../model/state";
-import {
-  dragSizes,
-  focusAfterClose,
-  leafIds,
-  paneFlex,
-  splitDirection,
-  stepFocus,
-} from "../model/tree";
-import type { LayoutNode, Split } from "../model/types";
+import { focusAfterClose, leafIds, leaves, splitDirection, stepFocus } from "../model/tree";
+import type { LayoutNode, Leaf, Split } from "../model/types";
 import { showError, showNotice } from "./banner";
-import { CellView } from "./cell";
-import { h } from "./dom";
+import { type CellActions, CellView } from "./cell";
 import type { Action } from "./shortcuts";
+import { Tree, type TreeHost } from "./splits";
 
 type CellAction = Extract<
   Action,
@@ -36,8 +33,8 @@ type CellAction = Extract<
   | "paste"
 >;
 
-export class Workspace {
-  readonly el = h("div.workspace", { role: "tabpanel", id: "workspace" });
+export class Workspace implements TreeHost {
+  readonly el = workspaceElement();
   private cells = new Map<string, CellView>();
   private renderedTab = "";
   private dragging = false;
@@ -76,8 +73,8 @@ export class Workspace {
     if (this.renderedTab) this.focusByTab.set(this.renderedTab, this.focusedId);
     const switched = (tab?.id ?? "") !== this.renderedTab;
     this.root = tab?.root ?? null;
-    const root = tab ? this.renderNode(tab.root) : h("div.cell-placeholder", {}, "No tab");
-    this.el.replaceChildren(root);
+    for (const leaf of leaves(tab?.root)) this.place(leaf);
+    render(<Tree root={this.root} host={this} />, this.el);
     this.el.setAttribute("aria-labelledby", tab ? `tab-${tab.id}` : "");
     // A cell is gone once no tab holds its leaf; the others wait out of the page.
     const kept = new Set((store.layouts?.tabs ?? []).flatMap((t) => leafIds(t.root)));
@@ -233,7 +230,7 @@ export class Workspace {
     await this.resize(split, equalSizes(split.children.length));
   }
 
-  private async resize(split: Split, sizes: number[]): Promise<void> {
+  async resize(split: Split, sizes: number[]): Promise<void> {
     try {
       await store.applyLayout({ op: "resize", split_id: split.id, sizes });
     } catch (e) {
@@ -256,71 +253,30 @@ export class Workspace {
     return this.renderedTab;
   }
 
-  private renderNode(node: LayoutNode): HTMLElement {
-    if (node.type === "leaf") {
-      let cell = this.cells.get(node.id);
-      if (cell) cell.update(node);
-      else {
-        cell = new CellView(node, (action, leafId) => void this.run(action as CellAction, leafId));
-        this.cells.set(node.id, cell);
-      }
-      return cell.el;
-    }
-    const el = h("div.split", { class: node.direction, dataset: { split: node.id } });
-    node.children.forEach((child, i) => {
-      if (i > 0) el.append(this.divider(node, el, i));
-      const pane = h("div.pane", {}, this.renderNode(child));
-      pane.style.flex = paneFlex(node.sizes, i);
-      el.append(pane);
-    });
-    return el;
+  /** The leaf's cell, made the first time it is shown, told of its leaf after. */
+  private place(leaf: Leaf): void {
+    const cell = this.cells.get(leaf.id);
+    if (cell) return cell.update(leaf);
+    const act: CellActions = (action, leafId) => void this.run(action as CellAction, leafId);
+    this.cells.set(leaf.id, new CellView(leaf, act));
   }
 
-  private divider(split: Split, container: HTMLElement, index: number): HTMLElement {
-    const div = h("div.divider", {
-      class: split.direction,
-      title: "Drag to resize; double-click to equalize",
-      role: "separator",
-      "aria-orientation": split.direction === "row" ? "vertical" : "horizontal",
-    });
-    div.addEventListener("dblclick", () => {
-      if (!isEqual(split.sizes)) void this.resize(split, equalSizes(split.children.length));
-    });
-    div.addEventListener("pointerdown", (down) => {
-      down.preventDefault();
-      div.setPointerCapture(down.pointerId);
-      this.dragging = true;
-      div.classList.add("dragging");
-      const panes = [...container.children].filter((c) =>
-        c.classList.contains("pane"),
-      ) as HTMLElement[];
-      let sizes = [...split.sizes];
-      const total = split.direction === "row" ? container.clientWidth : container.clientHeight;
-      const mins = minShares(split, total);
-      const startPos = split.direction === "row" ? down.clientX : down.clientY;
-      const move = (ev: PointerEvent) => {
-        const pos = split.direction === "row" ? ev.clientX : ev.clientY;
-        sizes = dragSizes(split.sizes, index, (pos - startPos) / Math.max(total, 1), mins);
-        panes[index - 1].style.flex = paneFlex(sizes, index - 1);
-        panes[index].style.flex = paneFlex(sizes, index);
-      };
-      const up = () => {
-        div.removeEventListener("pointermove", move);
-        div.removeEventListener("pointerup", up);
-        div.removeEventListener("pointercancel", up);
-        div.classList.remove("dragging");
-        this.dragging = false;
-        if (sizes.every((s, i) => s === split.sizes[i])) return; // a click, or a double-click
-        store
-          .applyLayout({ op: "resize", split_id: split.id, sizes })
-          .catch((e) => showError(e, "Resize"));
-      };
-      div.addEventListener("pointermove", move);
-      div.addEventListener("pointerup", up);
-      div.addEventListener("pointercancel", up);
-    });
-    return div;
+  cellElement(leafId: string): HTMLElement {
+    return this.cells.get(leafId)!.el;
   }
+
+  drag(active: boolean): void {
+    this.dragging = active;
+  }
+}
+
+/** The element the workspace renders into: the tab panel the tab bar's tabs control. */
+function workspaceElement(): HTMLDivElement {
+  const el = document.createElement("div");
+  el.className = "workspace";
+  el.setAttribute("role", "tabpanel");
+  el.id = "workspace";
+  return el;
 }
 
 function ids(cells: CellView[]): string[] {

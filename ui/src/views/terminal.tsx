@@ -1,6 +1,8 @@
 // A terminal cell: xterm.js attached to an agent's PTY (terminal.attach, binary frames, write,
 // resize). Invariant: the scrollback is replayed into a terminal already fitted to its cell, and
 // the PTY was told that size first, so a reload or a re-attach draws what the program drew.
+// Preact renders the view's elements once (the host xterm opens into, the find bar); xterm
+// draws into its host by itself, so output never renders anything again.
 
 import { FitAddon } from "@xterm/addon-fit";
 import { SearchAddon } from "@xterm/addon-search";
@@ -9,137 +11,34 @@ import { WebLinksAddon } from "@xterm/addon-web-links";
 import { WebglAddon } from "@xterm/addon-webgl";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
+import { createRef, type Ref, render } from "preact";
+
 import { api } from "../model/api";
 import { TERMINAL_THEME } from "../model/theme";
-import {
-  chooseRenderer,
-  FONT_SIZE_KEY,
-  type FontStep,
-  readFontSize,
-  RENDERER_KEY,
-  type Renderer,
-  stepFontSize,
-  type WebglProbe,
-} from "../model/termprefs";
+import { chooseRenderer, RENDERER_KEY, type Renderer } from "../model/termprefs";
 import { showError, showNotice } from "./banner";
-import { h } from "./dom";
+import { FindBar, FindBarView } from "./findbar";
 import { openMenu } from "./menu";
+import { rootElement } from "./reactive";
 import { terminalKeeps } from "./shortcuts";
+import { copyToClipboard, openLink, stored, webglProbe } from "./termenv";
+import { FONT_FAMILY, onFontSize, terminalFontSize } from "./termfont";
+import { probeOf, registerProbe, type TerminalProbe } from "./termprobe";
+
+export { charCell } from "./termfont"; // a cell sizes a PTY before its terminal exists
 
 /** How long a terminal without the keyboard gathers output before drawing it. */
 const BACKGROUND_MS = 250;
 
-export const FONT_FAMILY = "'DejaVu Sans Mono', 'Cascadia Mono', Menlo, monospace";
-
-// --- preferences shared by every terminal ------------------------------------------------------
-
-const fontListeners = new Set<(size: number) => void>();
-
-function stored(key: string): string | null {
-  try {
-    return localStorage.getItem(key);
-  } catch {
-    return null; // storage disabled: defaults
-  }
-}
-
-export function terminalFontSize(): number {
-  return readFontSize(stored(FONT_SIZE_KEY));
-}
-
-/** Ctrl+= / Ctrl+- / Ctrl+0: every terminal takes the new size, remembered across reloads. */
-export function stepTerminalFont(step: FontStep): void {
-  const size = stepFontSize(terminalFontSize(), step);
-  try {
-    localStorage.setItem(FONT_SIZE_KEY, String(size));
-  } catch {
-    // not remembered, still applied
-  }
-  for (const l of fontListeners) l(size);
-}
-
-let probe: WebglProbe | null = null;
-
-/** Whether this browser has WebGL 2, and on what (asked once, the context given back at once). */
-function webglProbe(): WebglProbe {
-  if (probe) return probe;
-  probe = { available: false, renderer: null };
-  try {
-    const gl = document.createElement("canvas").getContext("webgl2");
-    if (gl) {
-      const info = gl.getExtension("WEBGL_debug_renderer_info");
-      probe = {
-        available: true,
-        renderer: info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : null,
-      };
-      gl.getExtension("WEBGL_lose_context")?.loseContext();
-    }
-  } catch {
-    // no WebGL: the DOM renderer
-  }
-  return probe;
-}
-
-/** A link in a terminal: the system browser from the desktop window, a new tab in a browser. */
-function openLink(uri: string): void {
-  const bridge = (window as { pywebview?: { api?: { open_url?: (url: string) => unknown } } })
-    .pywebview?.api;
-  if (typeof bridge?.open_url === "function") {
-    Promise.resolve(bridge.open_url(uri)).catch((e) => showError(e, "Open link"));
-    return;
-  }
-  window.open(uri, "_blank", "noopener,noreferrer");
-}
-
-/** The width and height of one character cell of the terminal font (for a PTY's first size). */
-export function charCell(fontSize = terminalFontSize()): { width: number; height: number } {
-  const ctx = document.createElement("canvas").getContext("2d");
-  if (!ctx) return { width: fontSize * 0.6, height: Math.ceil(fontSize * 1.2) };
-  ctx.font = `${fontSize}px ${FONT_FAMILY}`;
-  return { width: ctx.measureText("W").width || fontSize * 0.6, height: Math.ceil(fontSize * 1.2) };
-}
-
-// Test hook (e2e tests and benches): what each terminal is, read without reaching into xterm's
-// DOM (the WebGL renderer draws no text elements). window.ideaTerminals.get(agentName).
-export type TerminalProbe = {
-  cols: number;
-  rows: number;
-  renderer: Renderer;
-  fontSize: number;
-  /** What the fit addon would make of the cell now: equal to cols/rows once fitted. */
-  proposed: { cols: number; rows: number } | null;
-  /** The buffer's lines, soft-wrapped rows joined, trailing blanks trimmed. */
-  lines(): string[];
-  /** Output frames' characters parsed so far (not the scrollback, nor re-syncs): benches. */
-  written: number;
-  /** Re-sync frames received (the server dropped output this client was too slow for). */
-  resyncs: number;
-  /** The `n` rows of the buffer up to the cursor's, as drawn (not joined). */
-  tail(n: number): string[];
-  /** Resolves with performance.now() once the cursor's row, trimmed, is `text` (checked after
-   * each parsed write): the keystroke bench's echo. */
-  whenCursorRow(text: string): Promise<number>;
-  /** The terminal's size when the attach's scrollback was written into it. */
-  replayedAt: { cols: number; rows: number } | null;
-};
-const probes = new Map<string, () => TerminalProbe>();
-(
-  window as unknown as { ideaTerminals: { get(name: string): TerminalProbe | undefined } }
-).ideaTerminals = {
-  get: (name) => probes.get(name)?.(),
-};
-
-// --- the view ---------------------------------------------------------------------------------
-
 export class TerminalView {
-  readonly el: HTMLElement;
-  private host = h("div.terminal-host");
+  readonly el = rootElement("terminal-view");
+  private host = createRef<HTMLDivElement>();
   private term: Terminal;
   private fit = new FitAddon();
   private search = new SearchAddon({ highlightLimit: 500 });
   private webgl: WebglAddon | null = null;
   private renderer: Renderer = "dom";
-  private findBar: FindBar;
+  private readonly findBar: FindBar;
   private attachId: string | null = null;
   private unroute: (() => void) | null = null;
   private observer: ResizeObserver;
@@ -154,8 +53,7 @@ export class TerminalView {
   private heldTimer: ReturnType<typeof setTimeout> | undefined;
   private resyncs = 0;
   private replayedAt: { cols: number; rows: number } | null = null;
-  private onFont = (size: number) => this.setFontSize(size);
-  private probeFn = () => this.probe();
+  private readonly unsubscribe: (() => void)[];
 
   constructor(private readonly agentName: string) {
     this.term = new Terminal({
@@ -167,13 +65,16 @@ export class TerminalView {
       theme: { ...TERMINAL_THEME },
     });
     this.findBar = new FindBar(this.search, () => this.focus());
-    this.el = h("div.terminal-view", { dataset: { agent: agentName } }, this.host, this.findBar.el);
+    this.el.dataset.agent = agentName;
+    render(<TerminalShell host={this.host} findBar={this.findBar} />, this.el);
     this.el.addEventListener("contextmenu", (e) => this.contextMenu(e));
     // Opened, fitted and attached once the cell has a size: see show().
     this.observer = new ResizeObserver(() => this.show());
     this.observer.observe(this.el);
-    fontListeners.add(this.onFont);
-    probes.set(agentName, this.probeFn);
+    this.unsubscribe = [
+      onFontSize((size) => this.setFontSize(size)),
+      registerProbe(agentName, () => this.probe()),
+    ];
   }
 
   focus(): void {
@@ -204,7 +105,7 @@ export class TerminalView {
 
   private open(): void {
     const t = this.term;
-    t.open(this.host);
+    t.open(this.host.current!);
     t.loadAddon(this.fit);
     t.loadAddon(this.search);
     t.loadAddon(new Unicode11Addon());
@@ -404,49 +305,13 @@ export class TerminalView {
   }
 
   private probe(): TerminalProbe {
-    const t = this.term;
-    const proposed = this.opened ? this.fit.proposeDimensions() : undefined;
-    return {
-      cols: t.cols,
-      rows: t.rows,
+    return probeOf(this.term, {
       renderer: this.renderer,
-      fontSize: t.options.fontSize ?? 0,
-      proposed:
-        proposed && Number.isFinite(proposed.cols)
-          ? { cols: proposed.cols, rows: proposed.rows }
-          : null,
-      lines: () => bufferLines(t),
       written: this.written,
       resyncs: this.resyncs,
       replayedAt: this.replayedAt,
-      tail: (n) => {
-        const buf = t.buffer.active;
-        const rows: string[] = [];
-        const end = buf.baseY + buf.cursorY; // below the cursor are rows not written yet
-        for (let y = Math.max(0, end - n + 1); y <= end; y++) {
-          rows.push(buf.getLine(y)?.translateToString(true) ?? "");
-        }
-        return rows;
-      },
-      whenCursorRow: (text) =>
-        new Promise<number>((resolve) => {
-          const row = () => {
-            const buf = t.buffer.active;
-            return (
-              buf
-                .getLine(buf.baseY + buf.cursorY)
-                ?.translateToString(true)
-                .trim() ?? ""
-            );
-          };
-          if (row() === text) return resolve(performance.now());
-          const sub = t.onWriteParsed(() => {
-            if (row() !== text) return;
-            sub.dispose();
-            resolve(performance.now());
-          });
-        }),
-    };
+      proposed: this.opened ? this.fit.proposeDimensions() : undefined,
+    });
   }
 
   dispose(): void {
@@ -455,8 +320,7 @@ export class TerminalView {
     clearTimeout(this.copyTimer);
     clearTimeout(this.heldTimer);
     this.observer.disconnect();
-    fontListeners.delete(this.onFont);
-    if (probes.get(this.agentName) === this.probeFn) probes.delete(this.agentName);
+    for (const stop of this.unsubscribe) stop();
     this.unroute?.();
     if (this.attachId) {
       void api.call("terminal.detach", { attach_id: this.attachId }).catch(() => {});
@@ -465,128 +329,12 @@ export class TerminalView {
   }
 }
 
-function bufferLines(t: Terminal): string[] {
-  const buf = t.buffer.active;
-  const out: string[] = [];
-  for (let y = 0; y < buf.length; y++) {
-    const line = buf.getLine(y);
-    if (!line) continue;
-    const text = line.translateToString(true);
-    if (line.isWrapped && out.length) out[out.length - 1] += text;
-    else out.push(text);
-  }
-  while (out.length && !out[out.length - 1]) out.pop();
-  return out;
-}
-
-async function copyToClipboard(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    // The desktop window may refuse the async clipboard: the copy command, which xterm answers
-    // with its selection while its text area has the focus.
-    try {
-      return document.execCommand("copy");
-    } catch {
-      return false;
-    }
-  }
-}
-
-/** Find in a terminal: Enter / Shift+Enter for the next / previous match, Escape closes. */
-class FindBar {
-  readonly el: HTMLElement;
-  private input = h("input.find-input", {
-    type: "text",
-    placeholder: "Find",
-    "aria-label": "Find in terminal",
-    spellcheck: false,
-  });
-  private count = h("span.find-count.muted", { "aria-live": "polite" });
-  private query = "";
-
-  constructor(
-    private readonly search: SearchAddon,
-    private readonly back: () => void,
-  ) {
-    this.el = h(
-      "div.find-bar",
-      { role: "search", hidden: true },
-      this.input,
-      this.count,
-      h(
-        "button.btn.small.icon",
-        {
-          "aria-label": "Previous match",
-          title: "Previous match (Shift+Enter)",
-          onclick: () => this.step(-1),
-        },
-        "↑",
-      ),
-      h(
-        "button.btn.small.icon",
-        { "aria-label": "Next match", title: "Next match (Enter)", onclick: () => this.step(1) },
-        "↓",
-      ),
-      h(
-        "button.btn.small.icon",
-        { "aria-label": "Close find", title: "Close (Escape)", onclick: () => this.close() },
-        "✕",
-      ),
-    );
-    this.input.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") this.step(e.shiftKey ? -1 : 1);
-      else if (e.key === "Escape") this.close();
-      else return;
-      e.preventDefault();
-      e.stopPropagation();
-    });
-    this.input.addEventListener("input", () => this.step(1, true));
-    search.onDidChangeResults(({ resultIndex, resultCount }) => {
-      this.count.textContent = !this.query
-        ? ""
-        : resultCount === 0
-          ? "No results"
-          : resultIndex < 0
-            ? `${resultCount}+ matches`
-            : `${resultIndex + 1} of ${resultCount}`;
-      this.el.classList.toggle("none", !!this.query && resultCount === 0);
-    });
-  }
-
-  open(selection: string): void {
-    this.el.hidden = false;
-    if (selection && !selection.includes("\n")) this.input.value = selection;
-    this.input.focus();
-    this.input.select();
-    if (this.input.value) this.step(1, true);
-  }
-
-  private step(direction: 1 | -1, incremental = false): void {
-    this.query = this.input.value;
-    if (!this.query) {
-      this.search.clearDecorations();
-      this.count.textContent = "";
-      this.el.classList.remove("none");
-      return;
-    }
-    const options = {
-      incremental,
-      decorations: {
-        matchBackground: "#3d4a6b",
-        matchOverviewRuler: "#7aa2f7",
-        activeMatchBackground: "#7a5c1e",
-        activeMatchColorOverviewRuler: "#e0af68",
-      },
-    };
-    if (direction > 0) this.search.findNext(this.query, options);
-    else this.search.findPrevious(this.query, options);
-  }
-
-  close(): void {
-    this.el.hidden = true;
-    this.search.clearDecorations();
-    this.back();
-  }
+/** The view's elements: the host xterm opens into, and the find bar under it. */
+function TerminalShell({ host, findBar }: { host: Ref<HTMLDivElement>; findBar: FindBar }) {
+  return (
+    <>
+      <div class="terminal-host" ref={host} />
+      <FindBarView bar={findBar} />
+    </>
+  );
 }

@@ -7,7 +7,7 @@ import { forgetTranscripts, onChatEvent, setQueued } from "../model/chatlog";
 import { store } from "../model/state";
 import type { Shell } from "./app";
 import { hide, showError, showNotice } from "./banner";
-import { debounce } from "./dom";
+import { debounce } from "./timing";
 import { notifyAgentEvents } from "./notify";
 
 export function wireEvents(shell: Shell): void {

@@ -22,7 +22,7 @@ import {
   type TimelineItem,
 } from "../model/timeline";
 import { shortChainId, usageDetail, usageText } from "../model/usage";
-import { debounce } from "./dom";
+import { debounce } from "./timing";
 import { Option, rootElement, useStore } from "./reactive";
 import { type TimelineProps, type TimelineState } from "./timelinerow";
 import { Chain, Chats } from "./timelinetree";

@@ -14,7 +14,7 @@ import {
 import { count, localTime, shortChainId, usageDetail, usageText } from "../model/usage";
 import { askerOf } from "../model/workstate";
 import { showAgent } from "./agentcell";
-import { formatMs } from "./dom";
+import { formatMs } from "./timing";
 import { classes, now } from "./reactive";
 
 /** What the timeline shows: the view is a function of it. */

@@ -1,48 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import { atBottom, blockBoundary, planRender, renderDelay, type Shown } from "./chatrender";
+import { atBottom, blockBoundary, renderDelay } from "./chatrender";
 import { emptyData, toolData, toolLabel } from "./toolcall";
-
-describe("planRender", () => {
-  const a = {},
-    b = {},
-    c = {};
-  const shown: Shown[] = [
-    { entry: a, sig: "u" },
-    { entry: b, sig: "a|5|open" },
-  ];
-
-  it("renders nothing when nothing changed", () => {
-    expect(planRender(shown, [...shown])).toEqual({ update: [], removeFrom: null });
-  });
-
-  it("renders only the entry whose signature changed: the streaming reply", () => {
-    const now = [shown[0], { entry: b, sig: "a|9|open" }];
-    expect(planRender(shown, now)).toEqual({ update: [1], removeFrom: null });
-  });
-
-  it("adds new entries at the end", () => {
-    const now = [...shown, { entry: c, sig: "t" }];
-    expect(planRender(shown, now)).toEqual({ update: [2], removeFrom: null });
-  });
-
-  it("renders again an entry replaced by another object (a history loaded over it)", () => {
-    const now = [{ entry: {}, sig: "u" }, shown[1]];
-    expect(planRender(shown, now)).toEqual({ update: [0], removeFrom: null });
-  });
-
-  it("drops what the transcript no longer has", () => {
-    expect(planRender(shown, [shown[0]])).toEqual({ update: [], removeFrom: 1 });
-    expect(planRender(shown, [])).toEqual({ update: [], removeFrom: 0 });
-  });
-
-  it("touches only the last entry of a long transcript as a reply streams", () => {
-    const entries = Array.from({ length: 1000 }, (_, i) => ({ entry: {}, sig: `s${i}` }));
-    const last = entries[999].entry;
-    const now = [...entries.slice(0, 999), { entry: last, sig: "longer" }];
-    expect(planRender(entries, now).update).toEqual([999]);
-  });
-});
 
 describe("blockBoundary", () => {
   it("is the start while no block is complete", () => {

@@ -1,23 +1,7 @@
-// What a chat re-renders, and when. Invariant: work per frame is bounded by what changed, not by
-// the transcript's size: an entry is rendered again only when its signature changed (a finished
-// message never again), and a reply still streaming renders its completed Markdown blocks once,
-// re-rendering only the block still being written.
-
-/** One entry as last rendered: the object (a transcript may be replaced whole) and its signature. */
-export type Shown = { entry: object; sig: string };
-
-/** `update`: indices to render (past the old length: to add); `removeFrom`: drop nodes from there. */
-export type RenderPlan = { update: number[]; removeFrom: number | null };
-
-/** What changed between the entries as shown and as they are now. O(entries), not O(text). */
-export function planRender(shown: readonly Shown[], now: readonly Shown[]): RenderPlan {
-  const update: number[] = [];
-  for (let i = 0; i < now.length; i++) {
-    const before = shown[i];
-    if (!before || before.entry !== now[i].entry || before.sig !== now[i].sig) update.push(i);
-  }
-  return { update, removeFrom: now.length < shown.length ? now.length : null };
-}
+// When a chat re-renders a streaming reply. Invariant: work per frame is bounded by what changed,
+// not by the transcript's size: a reply still streaming renders its completed Markdown blocks
+// once, re-rendering only the block still being written (an entry is rendered again only when
+// its signature changed: views/chat.tsx keys its entries by it).
 
 const FENCE = /^[ \t]*(`{3,}|~{3,})/; // indented too: a fence in a list item
 

@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { store } from "../model/state";
 import type { AgentRow, View } from "../model/types";
 import { bannerHost, hide } from "./banner";
-import { hostPill } from "./hostpill";
+import { HostPill } from "./hostpill";
+import { elementOf } from "./element";
 import { agentPicker } from "./picker";
 import { agentRow, profile } from "./testdata";
 
@@ -88,10 +89,12 @@ describe("the agent picker", { timeout: 5000 }, () => {
 
 describe("the host pill of a cell's header", () => {
   it("is the agent's host and its link, or nothing for a local agent", () => {
-    const pill = hostPill(agentRow("far", { host: "box", link: "reconnecting" }))!;
+    const pill = elementOf(
+      <HostPill agent={agentRow("far", { host: "box", link: "reconnecting" })} />,
+    )!;
     expect(pill.className).toBe("badge host warn");
     expect(pill.dataset.host).toBe("box");
     expect(pill.textContent).toBe("box · reconnecting");
-    expect(hostPill(agentRow("near"))).toBeNull();
+    expect(elementOf(<HostPill agent={agentRow("near")} />)).toBeNull();
   });
 });

@@ -28,10 +28,8 @@ _FG |= {f"bright{name}": str(90 + i) for i, name in enumerate(_COLOURS)}
 _BG = {name: str(40 + i) for i, name in enumerate(_COLOURS)}
 _BG |= {f"bright{name}": str(100 + i) for i, name in enumerate(_COLOURS)}
 _BG["bfightmagenta"] = "105"  # pyte's own spelling of 105
-# pyte keeps 256-colour indexes as hex: written back as indexes, the cube's before the themed 16
-# (ff0000 is both 9 and 196), so the page's palette draws them as the program meant.
-_INDEX = {hexa: str(i) for i, hexa in enumerate(FG_BG_256[:16])}
-_INDEX |= {hexa: str(i) for i, hexa in enumerate(FG_BG_256) if i >= 16}
+# pyte keeps indexes 16-255 as hex: written back as indexes (below 16, VtScreen keeps names).
+_INDEX = {hexa: str(i) for i, hexa in enumerate(FG_BG_256) if i >= 16}
 _FLAGS = [("bold", "1"), ("italics", "3"), ("underscore", "4"), ("blink", "5")]
 _FLAGS += [("reverse", "7"), ("strikethrough", "9")]
 _SGR_CACHE: dict[tuple[object, ...], str] = {}

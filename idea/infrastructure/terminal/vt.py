@@ -55,10 +55,12 @@ class VtScreen(pyte.Screen):
     saves and restores the cursor); ``alternate`` is the mode that entered it, None on the main
     buffer. DECCOLM is ignored: the size changes by ``resize`` only.
 
-    Where pyte's sparse rows leak into what is shown, this screen does as xterm does: an erase
-    blanks every cell it covers (pyte's ED only the cells a row holds) with the pen's background
-    only (pyte's with the whole pen, underline and reverse included); ED 3 erases the scrollback,
-    not the screen; a line deleted from under an unwritten one is emptied (pyte leaves it).
+    A 256-colour index below 16 is kept as the themed colour it names (38;5;1 as 31), not as the
+    hex of a default palette. Where pyte's sparse rows leak into what is shown, this screen does
+    as xterm does: an erase blanks every cell it covers (pyte's ED only the cells a row holds)
+    with the pen's background only (pyte's with the whole pen, underline and reverse included);
+    ED 3 erases the scrollback, not the screen; a line deleted from under an unwritten one is
+    emptied (pyte leaves it as it was).
     """
 
     def __init__(self, columns: int, lines: int) -> None:
@@ -129,7 +131,7 @@ class VtScreen(pyte.Screen):
         key = (self.cursor.attrs, attrs, mo.DECSCNM in self.mode)
         pen = self._pens.get(key)
         if pen is None:
-            super().select_graphic_rendition(*attrs)
+            super().select_graphic_rendition(*(_themed(attrs) if 5 in attrs else attrs))
             if len(self._pens) >= _PENS:
                 self._pens.clear()
             pen = self._pens[key] = self.cursor.attrs
@@ -234,6 +236,30 @@ class VtScreen(pyte.Screen):
             line.update(zip(range(x, x + take), map(cell, text[done : done + take]), strict=True))
             cursor.x, done = x + take, done + take
         self.dirty.add(cursor.y)
+
+
+def _themed(attrs: tuple[int, ...]) -> tuple[int, ...]:
+    """256-colour indexes below 16 as the SGR codes of the same themed colours (31 for 38;5;1).
+
+    pyte keeps an index as the hex of xterm's default palette, where 9 and 196 are both ff0000:
+    the terminal's theme would be lost. Parameters are consumed as pyte's SGR consumes them.
+    """
+    out: list[int] = []
+    i = 0
+    while i < len(attrs):
+        attr, kind = attrs[i], attrs[i + 1] if i + 1 < len(attrs) else None
+        if attr in (38, 48) and kind == 5 and i + 2 < len(attrs):
+            index = attrs[i + 2]
+            base = (30 if attr == 38 else 40) if index < 8 else (90 if attr == 38 else 100) - 8
+            out.extend([base + index] if index < 16 else attrs[i : i + 3])
+            i += 3
+        elif attr in (38, 48) and kind == 2:
+            out.extend(attrs[i : i + 5])
+            i += 5
+        else:
+            out.append(attr)
+            i += 1
+    return tuple(out)
 
 
 def _fit(buffer: dict[int, StaticDefaultDict[int, Char]], old: int, lines: int, cols: int) -> None:

@@ -31,15 +31,25 @@ def csi(*params: int, final: str, private: bool = False) -> str:
 small = st.integers(min_value=0, max_value=8)
 position = st.integers(min_value=0, max_value=14)
 colour = st.integers(min_value=0, max_value=255)
-sgr = st.one_of(
-    st.sampled_from([0, 1, 3, 4, 5, 7, 9, 22, 23, 24, 25, 27, 29, 39, 49]).map(lambda a: [a]),
-    st.integers(30, 37).map(lambda a: [a]),
-    st.integers(40, 47).map(lambda a: [a]),
-    st.integers(90, 97).map(lambda a: [a]),
-    st.integers(100, 107).map(lambda a: [a]),
-    st.tuples(st.sampled_from([38, 48]), colour).map(lambda t: [t[0], 5, t[1]]),
-    st.tuples(st.sampled_from([38, 48]), colour, colour, colour).map(lambda t: [t[0], 2, *t[1:]]),
-).map(lambda params: csi(*params, final="m"))
+
+
+def sgr_from(index: st.SearchStrategy[int], odd: list[int]) -> st.SearchStrategy[str]:
+    """SGR sequences, their 256-colour indexes drawn from ``index``, odd ones from ``odd``."""
+    return st.one_of(
+        st.sampled_from([0, 1, 3, 4, 5, 7, 9, 22, 23, 24, 25, 27, 29, 39, 49]).map(lambda a: [a]),
+        st.integers(30, 37).map(lambda a: [a]),
+        st.integers(40, 47).map(lambda a: [a]),
+        st.integers(90, 97).map(lambda a: [a]),
+        st.integers(100, 107).map(lambda a: [a]),
+        st.tuples(st.sampled_from([38, 48]), index).map(lambda t: [t[0], 5, t[1]]),
+        st.tuples(st.sampled_from([38, 48]), colour, colour, colour).map(
+            lambda t: [t[0], 2, *t[1:]]
+        ),
+        st.lists(st.sampled_from(odd), max_size=5),  # cut or odd
+    ).map(lambda params: csi(*params, final="m"))
+
+
+sgr = sgr_from(colour, [0, 1, 2, 5, 38, 48, 300])
 text = st.one_of(
     st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=30),
     st.sampled_from(["中", "文字", "🙂", "👍x", "é", "e\u0301", "ß", "\u200b", "a\x01b"]),
@@ -173,7 +183,11 @@ class PyteDraw(VtScreen):
 
 # What the screen does as pyte does (it erases and deletes lines as xterm does, see VtScreen).
 pyte_odd = odd.filter(lambda seq: not seq.endswith("J"))
-pyte_stream = st.lists(st.one_of(text, text, text, sgr, moves, moves, modes, pyte_odd), max_size=60)
+# pyte keeps the 256-colour indexes below 16 as hex, the screen as the themed colours they name.
+pyte_sgr = sgr_from(st.integers(16, 255), [0, 1, 2, 38, 48, 300])
+pyte_stream = st.lists(
+    st.one_of(text, text, text, pyte_sgr, moves, moves, modes, pyte_odd), max_size=60
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -190,6 +204,27 @@ def test_the_screen_is_plain_pyte_where_it_does_not_mean_to_differ(data):
     assert raw_state(feed(VtScreen(COLS, ROWS), data)) == raw_state(
         feed(pyte.Screen(COLS, ROWS), data)
     )
+
+
+@pytest.mark.parametrize(
+    ("params", "same_as"),
+    [
+        ((38, 5, 1), (31,)),
+        ((48, 5, 9), (101,)),
+        ((1, 38, 5, 15, 4), (1, 97, 4)),
+        ((38, 5, 1, 48, 5, 0), (31, 40)),
+        ((48, 5, 13, 38, 2, 1, 2, 3, 7), (105, 38, 2, 1, 2, 3, 7)),
+        ((38, 5, 16), (38, 5, 16)),  # the cube and the greys: pyte's hex is exact
+        ((38, 5), (38, 5)),  # cut, or odd: as pyte reads them
+        ((38, 5, 300), (38, 5, 300)),
+        ((38, 2, 1, 2), (38, 2, 1, 2)),
+        ((38, 1, 31), (38, 1, 31)),
+        ((5, 38, 7), (5, 38, 7)),
+    ],
+)
+def test_indexes_below_16_are_the_themed_colours_they_name(params, same_as):
+    ours = feed(VtScreen(COLS, ROWS), csi(*params, final="m")).cursor.attrs
+    assert ours == feed(pyte.Screen(COLS, ROWS), csi(*same_as, final="m")).cursor.attrs
 
 
 def test_erase_blanks_every_cell_with_the_background_only_as_xterm_does():
@@ -275,12 +310,15 @@ def test_the_snapshot_is_compact_and_never_ends_a_row_with_a_newline():
 def test_colours_256_and_truecolor_are_kept():
     screen = TerminalScreen(3, 20)
     screen.feed("\x1b[38;5;196ma\x1b[48;5;21mb\x1b[38;2;1;2;3mc\x1b[48;2;250;128;0md\x1b[93me")
+    screen.feed("\x1b[38;5;9;48;5;4mf")  # the themed 16: as the program named them
     snap = screen.snapshot()
     assert "38;5;196" in snap and "48;5;21" in snap
     assert "38;2;1;2;3" in snap and "48;2;250;128;0" in snap
+    assert "91;44" in snap
     line = replay_sized(snap, 3, 20).buffer[0]
-    assert [line[x].fg for x in range(5)] == ["ff0000", "ff0000", "010203", "010203", "brightbrown"]
-    assert line[3].bg == "fa8000"
+    fg = ["ff0000", "ff0000", "010203", "010203", "brightbrown", "brightred"]
+    assert [line[x].fg for x in range(6)] == fg
+    assert (line[3].bg, line[5].bg) == ("fa8000", "blue")
 
 
 def replay_sized(snapshot: str, rows: int, cols: int) -> VtScreen:

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pyte
 import pytest
 from hypothesis import assume, given, settings
@@ -487,3 +490,80 @@ def test_the_budget_refills_with_the_clock():
     assert screen._pending_len == 0
     screen.snapshot()
     assert screen.exact
+
+
+# -- what a real xterm.js makes of a snapshot (ui/src/model/termsnapshot.test.ts) -----------------
+
+XTERM_FIXTURE = (
+    Path(__file__).resolve().parents[4] / "ui" / "src" / "model" / "testdata" / "snapshots.json"
+)
+TUI = (
+    "$ top\r\n\x1b[?1049h\x1b[?25l\x1b[?1h\x1b[?2004h\x1b[?1000;1006h\x1b[?1004h\x1b[H\x1b[2J"
+    "\x1b[7m PID  CPU  COMMAND          \x1b[m\x1b[3;12r"
+    + "".join(f"\x1b[{r};1H {r * 37:4d} {r % 9}.{r}% \x1b[32mproc{r}\x1b[m" for r in range(3, 13))
+    + "\x1b[14;1H\x1b[44;97m q quit \x1b[m\x1b[2;1H"
+)
+# (name, rows, cols, what the program wrote, what it writes after the snapshot); each a stream
+# where pyte and xterm.js agree (no dim, no wide character in the last column).
+XTERM_CASES = [
+    (
+        "a shell in colour",
+        6,
+        30,
+        "$ ls\r\n\x1b[1;34mdocs\x1b[0m  \x1b[32mrun.sh\x1b[0m  notes.txt\r\n$ ",
+        "echo hi\r\nhi\r\n$ ",
+    ),
+    (
+        "16, 256 and truecolor, styles",
+        4,
+        40,
+        "\x1b[31mred \x1b[91mbright \x1b[38;5;9mnine \x1b[38;5;196mcube \x1b[48;5;21mblue\x1b[m\r\n"
+        "\x1b[38;2;10;20;30;48;2;200;100;50mrgb\x1b[m \x1b[1;3;4;9mstyled\x1b[7m rev\x1b[5m bl",
+        "ink\x1b[m plain",
+    ),
+    ("wide characters and emoji", 3, 16, "中文 🙂 ok\r\n日本語テキスト", "中x"),
+    (
+        "long lines wrap and scroll",
+        5,
+        20,
+        "".join(f"{i:02d} " + "abcdefg" * (i % 5) + "\r\n" for i in range(30)),
+        "tail",
+    ),
+    ("a pending wrap on the last row", 3, 10, "\r\n\r\n" + "0123456789", "X"),
+    ("a full-screen program", 14, 32, TUI, "\x1b[?1049l\x1b[?25h$ "),
+    ("auto-wrap off, insert mode", 3, 12, "\x1b[?7l" + "x" * 20 + "\r\n\x1b[4hab", "INS"),
+    ("origin mode in a scroll region", 8, 20, "\x1b[3;6r\x1b[?6h\x1b[2;3Hin region", "\r\n" * 5),
+    ("erase with a background", 4, 12, "\x1b[44m\x1b[2J\x1b[Htext\x1b[41m\x1b[K\x1b[m", "next"),
+    ("a flood rebuilt from its tail", 5, 20, "".join(f"l{i}\r\n" for i in range(3000)), "end"),
+]
+
+
+def xterm_fixture() -> list[dict[str, object]]:
+    cases = []
+    for name, rows, cols, stream, after in XTERM_CASES:
+        screen = TerminalScreen(rows, cols, clock=lambda: 0.0)
+        for i in range(0, len(stream), 1024):
+            screen.feed(stream[i : i + 1024])
+        snapshot = screen.snapshot()
+        cases.append(
+            {
+                "name": name,
+                "rows": rows,
+                "cols": cols,
+                "stream": stream,
+                "snapshot": snapshot,
+                "exact": screen.exact,
+                "after": after,
+            }
+        )
+    return cases
+
+
+def test_the_xterm_fixture_is_what_the_screen_snapshots():
+    """After a deliberate change: python -m tests.unit.infrastructure.terminal.test_screen"""
+    assert json.loads(XTERM_FIXTURE.read_text(encoding="utf-8")) == xterm_fixture()
+    assert [case["exact"] for case in xterm_fixture()][-1] is False
+
+
+if __name__ == "__main__":
+    XTERM_FIXTURE.write_text(json.dumps(xterm_fixture(), indent=2) + "\n", encoding="utf-8")

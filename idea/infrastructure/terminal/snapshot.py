@@ -5,7 +5,8 @@ gives the same cells, both buffers when the alternate one is shown, the scroll r
 (a pending wrap included), its pen, and the modes that input and drawing depend on; a stub pyte
 left without its wide character, which a terminal cannot hold, is drawn as a blank. Rows are
 drawn with auto-wrap off, each placed by absolute position: nothing the text draws scrolls.
-Not carried: tab stops, DECSC's saved cursors (but 1049's), the title, reverse screen (DECSCNM).
+Not carried: tab stops, DECSC's saved cursors (but 1049's), the title, reverse screen (DECSCNM),
+a truecolor with a part above 255 (pyte keeps it as a hex of more than 6 digits).
 """
 
 from __future__ import annotations

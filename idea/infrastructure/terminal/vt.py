@@ -47,13 +47,14 @@ def _stops_pyte(char: str) -> bool:
 
 
 class VtScreen(pyte.Screen):
-    """pyte's screen with a fast draw for printable ASCII and the alternate screen.
+    """pyte's screen with a fast draw and the alternate screen.
 
-    ``draw`` behaves exactly as pyte's; runs of printable ASCII (in replace mode, default
-    charset) write cells from a per-pen cache instead of one ``_replace`` per character, which is
-    most of pyte's time. Private modes 47/1047/1049 switch to a cleared alternate buffer (1049
-    saves and restores the cursor); ``alternate`` is the mode that entered it, None on the main
-    buffer. DECCOLM is ignored: the size changes by ``resize`` only.
+    ``draw`` behaves exactly as pyte's; runs of characters of width 1 or 2 (in replace mode,
+    default charset) write cells from a per-pen cache instead of one ``_replace`` per character,
+    which is most of pyte's time; combining characters go to pyte's own draw. Private modes
+    47/1047/1049 switch to a cleared alternate buffer (1049 saves and restores the cursor);
+    ``alternate`` is the mode that entered it, None on the main buffer. DECCOLM is ignored: the
+    size changes by ``resize`` only.
 
     A 256-colour index below 16 is kept as the themed colour it names (38;5;1 as 31), not as the
     hex of a default palette. Where pyte's sparse rows leak into what is shown, this screen does
@@ -183,35 +184,46 @@ class VtScreen(pyte.Screen):
         if mo.IRM in self.mode or self.charset or self.g0_charset is not LAT1_MAP:
             super().draw(data)
         elif data.isascii() and data.isprintable():
-            self._draw_ascii(data)
+            self._draw_narrow(data)
         else:
             done = 0
             for run in _ASCII_RUN.finditer(data):
                 start, end = run.span()
                 if start > done and not self._draw_other(data, done, start):
                     return
-                self._draw_ascii(run[0])
+                self._draw_narrow(run[0])
                 done = end
             if done < len(data):
                 self._draw_other(data, done, len(data))
 
     def _draw_other(self, data: str, start: int, end: int) -> bool:
-        """pyte's own draw of ``data[start:end]``; False when pyte stopped there for good."""
-        if any(_stops_pyte(char) for char in data[start:end]):
+        """A run that is not printable ASCII; False when pyte's draw stopped there for good."""
+        run = data[start:end]
+        widths = set(map(wcwidth, run))
+        if widths == {1}:  # box drawing, accented letters, symbols
+            self._draw_narrow(run)
+        elif widths <= {1, 2}:
+            self._draw_wide(run)
+        elif any(_stops_pyte(char) for char in run):
             super().draw(data[start:])
             return False
-        super().draw(data[start:end])
+        else:  # combining characters: pyte's own draw
+            super().draw(run)
         return True
 
-    def _draw_ascii(self, text: str) -> None:
-        """pyte's draw for characters of width 1: same wrap and last-column rules, cached cells."""
-        cursor, columns = self.cursor, self.columns
-        cells = self._cells.get(cursor.attrs)
+    def _pen_cells(self) -> _Cells:
+        pen = self.cursor.attrs
+        cells = self._cells.get(pen)
         if cells is None:
             if len(self._cells) >= _PENS:
                 self._cells.clear()
-            cells = self._cells[cursor.attrs] = _Cells(cursor.attrs)
-        cell = cells.__getitem__
+            cells = self._cells[pen] = _Cells(pen)
+        return cells
+
+    def _draw_narrow(self, text: str) -> None:
+        """pyte's draw for characters of width 1: same wrap and last-column rules, cached cells."""
+        cursor, columns = self.cursor, self.columns
+        cell = self._pen_cells().__getitem__
         done, total, x = 0, len(text), cursor.x
         if x + total <= columns:  # the common case: the run fits in the line
             self.buffer[cursor.y].update(zip(range(x, x + total), map(cell, text), strict=True))
@@ -235,6 +247,27 @@ class VtScreen(pyte.Screen):
             take = min(columns - x, total - done)
             line.update(zip(range(x, x + take), map(cell, text[done : done + take]), strict=True))
             cursor.x, done = x + take, done + take
+        self.dirty.add(cursor.y)
+
+    def _draw_wide(self, text: str) -> None:
+        """pyte's draw for characters of width 1 and 2, one at a time, from cached cells."""
+        cursor, columns, buffer = self.cursor, self.columns, self.buffer
+        cells = self._pen_cells()
+        stub, wrap = cells[""], mo.DECAWM in self.mode
+        for char in text:
+            width = wcwidth(char)
+            if cursor.x == columns:
+                if wrap:
+                    self.dirty.add(cursor.y)
+                    self.carriage_return()
+                    self.linefeed()
+                else:
+                    cursor.x -= width
+            line, x = buffer[cursor.y], cursor.x
+            line[x] = cells[char]
+            if width == 2 and x + 1 < columns:
+                line[x + 1] = stub
+            cursor.x = min(x + width, columns)
         self.dirty.add(cursor.y)
 
 

@@ -5,8 +5,9 @@ that the text fed so far leaves, with the modes, scroll region, cursor and pen t
 follow depend on. The screen is exact while ``feed`` keeps within its parse budget
 (``FOLLOW_BUDGET`` characters a second of the clock); past it the oldest text is dropped, at most
 ``tail`` characters are kept, and the next snapshot is rebuilt from them (``exact`` is False then)
-with the private modes, alternate screen and scroll region set by the text dropped. ``feed`` only
-appends and drops whole chunks: it never parses more than its budget.
+with the private modes, alternate screen and scroll region set by the text dropped. Past the
+budget ``feed`` only appends, drops the oldest chunks (cutting the oldest one kept) and scans what
+it drops: it never parses more than its budget.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ class _ModeMemory:
             if not private:
                 self.margins = [min(int(p or 0), 9999) for p in params.split(";")]
         elif private:
-            for mode in (int(p) for p in params.split(";") if p):
+            for mode in (min(int(p), 9999) for p in params.split(";") if p):  # as pyte caps
                 if mode in ALTERNATE_MODES:
                     on = self.alternate or mode
                     self.alternate = on if final == "h" else None

@@ -449,6 +449,13 @@ def test_a_mode_cut_between_two_dropped_chunks_is_remembered():
     assert replay_sized(screen.snapshot(), 24, 80).alternate == 1049
 
 
+def test_what_is_remembered_of_dropped_text_is_bounded():
+    screen = TerminalScreen(24, 80, clock=Clock())
+    screen.feed("".join(f"\x1b[?{n}h" for n in range(9000, 30_000)) + "x" * 70_000)
+    assert len(screen._memory.modes) <= 10_000  # mode numbers are capped at 9999, as pyte does
+    screen.snapshot()
+
+
 def test_the_alternate_screen_and_a_reset_in_the_dropped_text():
     screen = TerminalScreen(24, 80, clock=Clock())
     screen.feed("\x1b[?1049h\x1b[?1h" + "z" * 70_000 + "\r\nin the app")

@@ -25,7 +25,7 @@ from idea.infrastructure.terminal.vt import ALTERNATE_MODES, DECCOLM, VtScreen, 
 
 __all__ = ["FOLLOW_BUDGET", "TerminalScreen", "tail_bound"]
 
-FOLLOW_BUDGET = 16384  # characters a second that feed() may parse
+FOLLOW_BUDGET = 16384  # characters a second that feed() may parse, unless told otherwise
 _TAIL_MIN, _TAIL_MAX, _TAIL_SCREENS = 8192, 65536, 4
 # What a dropped text can change for good: private modes, DECSTBM, a full reset (RIS).
 _MODE_SEQUENCE = re.compile(r"(?:\x1b\[|\x9b)(\?)?([0-9;]{0,200})([hlr])|\x1bc")
@@ -118,15 +118,22 @@ class TerminalScreen:
     """One terminal's screen, fed its decoded output in order and drawn on demand.
 
     Text waits in a list; ``feed`` parses it only once it exceeds ``tail`` characters and the
-    budget allows (``FOLLOW_BUDGET`` a second, in bursts of at most ``2 * tail``), else drops the
-    oldest text down to ``tail`` and leaves the screen to be rebuilt by the next ``snapshot``.
+    budget allows (``follow_budget`` characters a second, in bursts of up to ``2 * tail``), else
+    drops the oldest text down to ``tail`` and leaves the screen to be rebuilt by ``snapshot``.
     """
 
     def __init__(
-        self, rows: int, cols: int, *, clock: Callable[[], float] = time.monotonic
+        self,
+        rows: int,
+        cols: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        follow_budget: int = FOLLOW_BUDGET,
     ) -> None:
         _check_size(rows, cols)
-        self._clock = clock
+        if follow_budget < 0:
+            raise Invalid(f"a parse budget cannot be negative, got {follow_budget}")
+        self._clock, self._budget = clock, follow_budget
         self._screen = VtScreen(cols, rows)
         self._stream = VtStream(self._screen)
         self._pending: deque[str] = deque()
@@ -158,7 +165,7 @@ class TerminalScreen:
 
     @property
     def _burst(self) -> int:
-        return max(FOLLOW_BUDGET, 2 * self._tail)
+        return max(self._budget, 2 * self._tail)
 
     def feed(self, text: str) -> None:
         """Queue decoded output (whole characters); parse or drop as the module docstring says."""
@@ -191,7 +198,7 @@ class TerminalScreen:
 
     def _spend(self, chars: int) -> bool:
         now = self._clock()
-        self._tokens = min(self._burst, self._tokens + (now - self._refilled) * FOLLOW_BUDGET)
+        self._tokens = min(self._burst, self._tokens + (now - self._refilled) * self._budget)
         self._refilled = now
         if self._tokens < chars:
             return False

@@ -486,6 +486,23 @@ def test_a_tail_without_newline_starts_at_an_escape_sequence():
     assert [row.rstrip() for row in shown.display] == [f"row {r:02d}" for r in range(1, 25)]
 
 
+def test_the_budget_can_be_set_and_not_below_zero():
+    clock = Clock()
+    screen = TerminalScreen(24, 80, clock=clock, follow_budget=100_000)
+    tail = screen.tail
+    for _ in range(7):  # 7 times 2 tails at once: the burst (100,000) is spent, text dropped
+        screen.feed("a" * (2 * tail))
+    screen.snapshot()
+    assert not screen.exact
+    clock.now += 0.1  # a tenth of a second of 100,000 a second (of 16384, it would not do)
+    screen.feed("b" * (tail + 1))
+    assert screen._pending_len == 0
+    screen.snapshot()
+    assert screen.exact
+    with pytest.raises(Invalid):
+        TerminalScreen(24, 80, follow_budget=-1)
+
+
 def test_the_budget_refills_with_the_clock():
     clock = Clock()
     screen = TerminalScreen(24, 80, clock=clock)

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from idea.app.bootstrap import agent_processes_contained, doctor, open_host
+from idea.app.bootstrap import agent_processes_contained, doctor, open_host, terminal_screens
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
 from idea.app.ui.server import UiServer
@@ -61,7 +61,7 @@ async def serve_project(
         try:
             _print_opened(host.current, out, err)
             host.on_switch(lambda runtime: _print_opened(runtime, out, err))
-            ui = UiServer(host, port=port, doctor=doctor)
+            ui = UiServer(host, port=port, doctor=doctor, screens=terminal_screens())
             try:
                 url = await ui.start()
                 out(f"IdeA UI: {url}")

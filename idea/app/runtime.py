@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from idea.app.terminal_epitaphs import TerminalEpitaphs
+from idea.app.terminals.epitaphs import TerminalEpitaphs
 from idea.application.ask_agent import AgentAsker
 from idea.application.event_bus import EventBus
 from idea.application.hibernation import Hibernation

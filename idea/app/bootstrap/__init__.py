@@ -21,7 +21,8 @@ from idea.app.cli_version_watch import CliVersionWatch
 from idea.app.doctor import DoctorRow, run_doctor
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import Core, ProjectRuntime, ProjectServices
-from idea.app.terminal_epitaphs import TerminalEpitaphs
+from idea.app.terminals.epitaphs import TerminalEpitaphs
+from idea.app.terminals.screens import TerminalScreens
 from idea.application.answer_request import answer_request, error_response
 from idea.application.ask_agent import AgentAsker
 from idea.application.ask_deadline import DEADLINE_MARGIN_S, AskTimes
@@ -93,6 +94,7 @@ from idea.infrastructure.stores.trusted_projects import (
 )
 from idea.infrastructure.stores.work_state import JsonWorkStateStore
 from idea.infrastructure.terminal.launcher import default_terminal_launcher
+from idea.infrastructure.terminal.screen import TerminalScreen
 from idea.infrastructure.workspaces.worktrees import SETUP_FILE, GitWorktrees
 
 
@@ -450,3 +452,8 @@ async def open_host(root: Path) -> ProjectHost:
         return await open_project(folder)
 
     return await ProjectHost.open(root, opener, RecentProjects())
+
+
+def terminal_screens() -> TerminalScreens:
+    """The screens the UI server keeps of the terminals it shows: pyte, lazily fed (§12)."""
+    return TerminalScreens(TerminalScreen)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from idea.app.project_host import ProjectHost
-from idea.app.terminal_stream import TerminalViews
+from idea.app.terminals.streams import TerminalViews
 from idea.app.ui.context import Doctor, UiContext
 from idea.app.ui.methods import (
     agents,
@@ -48,7 +48,8 @@ HANDLERS: tuple[Handler, ...] = (
     *(agents.agents_update, agents.agents_delete, layouts.layouts_get, layouts.layouts_apply),
     *(sessions.session_launch, sessions.session_stop, sessions.session_move),
     *(sessions.terminal_attach, sessions.terminal_detach, sessions.terminal_write),
-    *(sessions.terminal_resize, chat.chat_send, chat.chat_history, chat.chat_interrupt),
+    *(sessions.terminal_resize, sessions.terminal_view, sessions.terminal_ack),
+    *(sessions.terminal_history, chat.chat_send, chat.chat_history, chat.chat_interrupt),
     *(work_state.workstate_get, logs.delegations_recent, logs.problems_list, project.doctor_run),
     *(workspace.workspace_changes, workspace.workspace_merge, workspace.workspace_discard),
     *(workspace.workspace_summary, project.trust_get, project.trust_grant, project.policy_get),

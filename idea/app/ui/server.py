@@ -22,12 +22,9 @@ from aiohttp import WSMsgType, web
 from idea.app.chat_transcripts import ChatTranscripts
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
-from idea.app.terminal_stream import (
-    DEFAULT_INTERVAL_S,
-    DEFAULT_OUTPUT_LIMIT_BYTES,
-    ClientOutbox,
-    ClientStreams,
-)
+from idea.app.terminals.outbox import DEFAULT_INTERVAL_S, DEFAULT_OUTPUT_LIMIT_BYTES, ClientOutbox
+from idea.app.terminals.screens import TerminalScreens
+from idea.app.terminals.streams import ClientStreams
 from idea.app.ui.api import Doctor, Method, UiApi
 from idea.app.ui.shapes import Intersect, Seq, SessionEntry, TurnStartedEntry
 from idea.application.session_ports import Unsubscribe
@@ -74,6 +71,7 @@ class UiServer:
         interval_s: float = DEFAULT_INTERVAL_S,
         output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES,
         doctor: Doctor | None = None,
+        screens: TerminalScreens | None = None,
     ) -> None:
         self.guard = LoopbackGuard("UI server", token, origin_required=(WS_PATH,))
         self.token = self.guard.token
@@ -81,6 +79,7 @@ class UiServer:
         self.port = port
         self._host = host
         self.outbox_limits = (interval_s, output_limit_bytes)
+        self.screens = screens  # None: views are sent scrollbacks, never screens
         self._transcripts = ChatTranscripts(chat_log=host.current.chat_log)
         self._api = UiApi(host, self.problems, self.chat_history, doctor)
         self._clients: set[Client] = set()
@@ -322,6 +321,7 @@ class UiServer:
             watches.append(structured.subscribe(chat))
         terminal = sessions.terminal_session(agent_id)
         if terminal is not None:
+            shown = terminal
 
             def exited(code: int) -> None:
                 ended: TerminalExit = {
@@ -329,6 +329,8 @@ class UiServer:
                     "agent_name": agent_name,
                     "exit_code": code,
                 }
+                for client in list(self._clients):
+                    client.flush(shown)  # its last output before the news of its end
                 self.broadcast("TerminalExit", json_object(ended))
 
             watches.append(terminal.on_exit(exited))
@@ -354,7 +356,7 @@ class Client(ClientStreams):
         interval_s, limit = server.outbox_limits
         outbox = ClientOutbox(interval_s=interval_s, output_limit_bytes=limit)
         sends = (ws.send_str, ws.send_bytes)
-        super().__init__(outbox, sends, server.next_attach_id, self._too_slow)
+        super().__init__(outbox, sends, server.next_attach_id, self._too_slow, server.screens)
 
     def _too_slow(self) -> None:
         log.warning("UI client too slow: its queue of messages is full; closing it")

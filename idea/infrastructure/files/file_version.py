@@ -33,7 +33,7 @@ __all__ = [
 # The version of a file that does not exist: an edit made on nothing expects nothing there.
 MISSING_VERSION = ""
 # Each text a conflict carries (the file on disk, the one refused) is cut here: both together
-# stay well under what one UI message may hold (``terminal_stream.DEFAULT_MESSAGE_LIMIT_BYTES``).
+# stay well under what one UI message may hold (``terminals.outbox.DEFAULT_MESSAGE_LIMIT_BYTES``).
 TEXT_MAX_BYTES = 2 * 1024 * 1024
 
 # One lock per lock file within this process (flock would also serialise threads, but by polling).

@@ -275,11 +275,17 @@ export type Moved = {
   from_node_id: string | null;
 };
 
-/** `attach_id` None: the terminal ended by itself; `scrollback` is its last output. */
+export type AttachParams = {
+  name: string;
+  view?: "live" | "glance" | "hidden" | null;
+};
+
+/** `attach_id` None: the terminal ended by itself; `scrollback` is its last output. `screen`: the text is only the current screen (a view attached hidden); the history stays on the server (`terminal.history`). */
 export type Attached = {
   attach_id: string | null;
   agent_id: string;
   scrollback: string;
+  screen: boolean;
   exit_code: number | null;
 };
 
@@ -300,6 +306,17 @@ export type ResizeParams = {
   rows: number;
   cols: number;
   name: string;
+};
+
+export type ViewParams = {
+  attach_id: string;
+  view: "live" | "glance" | "hidden";
+  parsed: number;
+};
+
+export type AckParams = {
+  attach_id: string;
+  parsed: number;
 };
 
 export type SendParams = {
@@ -763,10 +780,13 @@ export interface Methods {
   "session.launch": { params: LaunchParams; result: Launched };
   "session.stop": { params: NameParams; result: Stopped };
   "session.move": { params: MoveParams; result: Moved };
-  "terminal.attach": { params: NameParams; result: Attached };
+  "terminal.attach": { params: AttachParams; result: Attached };
   "terminal.detach": { params: DetachParams; result: Detached };
   "terminal.write": { params: WriteParams; result: null };
   "terminal.resize": { params: ResizeParams; result: null };
+  "terminal.view": { params: ViewParams; result: null };
+  "terminal.ack": { params: AckParams; result: null };
+  "terminal.history": { params: DetachParams; result: null };
   "chat.send": { params: SendParams; result: Reply };
   "chat.history": { params: NameParams; result: ChatHistory };
   "chat.interrupt": { params: NameParams; result: Interrupted };

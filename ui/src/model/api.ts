@@ -18,7 +18,8 @@ export type Pushed = { event: string; data: unknown };
 /** The params argument: optional when the method has no required param. */
 type ParamsArg<M extends MethodName> =
   Partial<Params<M>> extends Params<M> ? [params?: Params<M>] : [params: Params<M>];
-type FrameHandler = (kind: number, text: string) => void;
+/** A terminal frame: its kind (ui/API.md §3), text, and size in bytes (the unit of acks). */
+type FrameHandler = (kind: number, text: string, bytes: number) => void;
 export type ConnectionState = "connecting" | "open" | "closed";
 type StateListener = (s: ConnectionState, code?: number, retryInMs?: number) => void;
 
@@ -133,7 +134,7 @@ export class Api {
     const n = view.getUint16(1);
     const attachId = decoder.decode(new Uint8Array(buf, 3, n));
     const text = decoder.decode(new Uint8Array(buf, 3 + n));
-    this.frames.get(attachId)?.(kind, text);
+    this.frames.get(attachId)?.(kind, text, buf.byteLength - 3 - n);
   }
 }
 

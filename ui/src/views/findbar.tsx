@@ -54,6 +54,11 @@ export class FindBar {
     this.back();
   }
 
+  /** The terminal's buffer was replaced (its history came): search the query again. */
+  refresh(): void {
+    if (this.shown.value && this.query.value) this.step(1, true);
+  }
+
   step(direction: 1 | -1, incremental = false): void {
     const query = this.input.current?.value ?? "";
     this.query.value = query;

@@ -1,6 +1,9 @@
 // A terminal cell: xterm.js attached to an agent's PTY (terminal.attach, binary frames, write,
 // resize). Invariant: the scrollback is replayed into a terminal already fitted to its cell, and
 // the PTY was told that size first, so a reload or a re-attach draws what the program drew.
+// The server is told how the terminal is shown (live, glance, hidden: model/termview.ts) and sends
+// that much; a view sent only a screen asks for the history when the user wants it (scrolling
+// back, searching, selecting all).
 // Preact renders the view's elements once (the host xterm opens into, the find bar); xterm
 // draws into its host by itself, so output never renders anything again.
 
@@ -16,6 +19,7 @@ import { createRef, type Ref, render } from "preact";
 import { api } from "../model/api";
 import { TERMINAL_THEME } from "../model/theme";
 import { chooseRenderer, RENDERER_KEY, type Renderer } from "../model/termprefs";
+import { Acker, type TermView, viewOf } from "../model/termview";
 import { showError, showNotice } from "./banner";
 import { FindBar, FindBarView } from "./findbar";
 import { openMenu } from "./menu";
@@ -26,9 +30,6 @@ import { FONT_FAMILY, onFontSize, terminalFontSize } from "./termfont";
 import { probeOf, registerProbe, type TerminalProbe } from "./termprobe";
 
 export { charCell } from "./termfont"; // a cell sizes a PTY before its terminal exists
-
-/** How long a terminal without the keyboard gathers output before drawing it. */
-const BACKGROUND_MS = 250;
 
 export class TerminalView {
   readonly el = rootElement("terminal-view");
@@ -49,9 +50,18 @@ export class TerminalView {
   private resizeTimer: ReturnType<typeof setTimeout> | undefined;
   private copyTimer: ReturnType<typeof setTimeout> | undefined;
   private written = 0;
-  private held: string[] = [];
-  private heldTimer: ReturnType<typeof setTimeout> | undefined;
   private resyncs = 0;
+  private screens = 0;
+  private view: TermView = "hidden";
+  private intersecting = true; // until the observer says otherwise: a shown cell is on screen
+  /** Only the current screen is drawn (a kind-3 frame): the history is on the server. */
+  private historyOnServer = false;
+  private historyAsked = false;
+  private visibility: IntersectionObserver | null = null;
+  private readonly acker = new Acker(
+    (parsed) => this.send("terminal.ack", parsed),
+    () => this.view === "live",
+  );
   private replayedAt: { cols: number; rows: number } | null = null;
   private readonly unsubscribe: (() => void)[];
 
@@ -71,7 +81,17 @@ export class TerminalView {
     // Opened, fitted and attached once the cell has a size: see show().
     this.observer = new ResizeObserver(() => this.show());
     this.observer.observe(this.el);
+    if (typeof IntersectionObserver !== "undefined") {
+      this.visibility = new IntersectionObserver((entries) => {
+        this.intersecting = entries[entries.length - 1].isIntersecting;
+        this.noteView();
+      });
+      this.visibility.observe(this.el);
+    }
+    const onPage = () => this.noteView();
+    document.addEventListener("visibilitychange", onPage);
     this.unsubscribe = [
+      () => document.removeEventListener("visibilitychange", onPage),
       onFontSize((size) => this.setFontSize(size)),
       registerProbe(agentName, () => this.probe()),
     ];
@@ -114,7 +134,12 @@ export class TerminalView {
     this.useRenderer(chooseRenderer(stored(RENDERER_KEY), webglProbe()));
     // Workspace shortcuts are not typed into the PTY: xterm skips them and they bubble to window.
     t.attachCustomKeyEventHandler((e) => terminalKeeps(e));
-    t.textarea?.addEventListener("focus", () => this.flushHeld());
+    t.textarea?.addEventListener("focus", () => this.noteView());
+    t.textarea?.addEventListener("blur", () => this.noteView());
+    // Scrolling back into what is only on the server: ask for it.
+    this.host.current!.addEventListener("wheel", (e) => e.deltaY < 0 && this.wantHistory(), {
+      passive: true,
+    });
     t.onData((data) => {
       api.call("terminal.write", { name: this.agentName, data }).catch((e) => showError(e));
     });
@@ -160,7 +185,8 @@ export class TerminalView {
       const { rows, cols } = this.term;
       this.lastSize = `${rows}x${cols}`;
       api.call("terminal.resize", { name: this.agentName, rows, cols }).catch(() => {});
-      const r = await api.call("terminal.attach", { name: this.agentName });
+      this.view = this.currentView();
+      const r = await api.call("terminal.attach", { name: this.agentName, view: this.view });
       if (this.disposed) {
         if (r.attach_id)
           void api.call("terminal.detach", { attach_id: r.attach_id }).catch(() => {});
@@ -175,44 +201,33 @@ export class TerminalView {
       }
       this.attachId = r.attach_id;
       this.replayedAt = { cols: this.term.cols, rows: this.term.rows };
+      this.historyOnServer = r.screen;
       this.write(r.scrollback, false);
-      this.unroute = api.attachFrames(r.attach_id, (kind, text) => {
-        if (kind === 2) {
-          this.resyncs++;
-          this.held = []; // the re-sync's scrollback holds them
-          this.term.reset();
-          return this.write(text, false);
-        }
-        this.output(text);
-      });
+      this.unroute = api.attachFrames(r.attach_id, (kind, text, bytes) =>
+        this.frame(kind, text, bytes),
+      );
       this.doFit(); // the cell may have changed size while the attach was on its way
+      this.noteView(); // it may have changed while the attach was on its way
     } catch (e) {
       showError(e, `Attach ${this.agentName}`);
     }
   }
 
-  /**
-   * Output of the PTY. The terminal being typed into draws it at once; the others gather it
-   * for BACKGROUND_MS and draw it in one go: the same bytes, parsed in the same order, but one
-   * redraw instead of one per frame, so many busy terminals leave the page time for the echo
-   * of the keys being typed.
-   */
-  private output(text: string): void {
-    if (this.term.textarea && document.activeElement === this.term.textarea) {
-      this.flushHeld();
-      return this.write(text, true);
+  /** A frame of the attach (ui/API.md §3): output to append, or a reset and what replaces it:
+   * the scrollback (2), the current screen alone (3). Every one is acknowledged once parsed. */
+  private frame(kind: number, text: string, bytes: number): void {
+    if (kind !== 1) {
+      this.term.reset();
+      this.historyOnServer = kind === 3;
+      this.historyAsked = false;
+      if (kind === 2) this.resyncs++;
+      else this.screens++;
     }
-    this.held.push(text);
-    this.heldTimer ??= setTimeout(() => this.flushHeld(), BACKGROUND_MS);
-  }
-
-  private flushHeld(): void {
-    clearTimeout(this.heldTimer);
-    this.heldTimer = undefined;
-    if (!this.held.length || this.disposed) return;
-    const text = this.held.join("");
-    this.held = [];
-    this.write(text, true);
+    this.term.write(text, () => {
+      if (kind === 1) this.written += text.length;
+      if (kind === 2) this.findBar.refresh(); // the history came: what the bar looks for may too
+      this.acker.add(bytes);
+    });
   }
 
   private write(text: string, counted: boolean): void {
@@ -221,6 +236,45 @@ export class TerminalView {
     this.term.write(text, () => {
       this.written += text.length;
     });
+  }
+
+  private currentView(): TermView {
+    const textarea = this.term.textarea;
+    return viewOf({
+      shown: this.el.isConnected && this.el.clientWidth > 0 && this.el.clientHeight > 0,
+      pageVisible: document.visibilityState !== "hidden",
+      intersecting: this.visibility === null || this.intersecting,
+      focused: !!textarea && document.activeElement === textarea,
+    });
+  }
+
+  /** Tell the server when how the terminal is shown changed (after the attach). */
+  private noteView(): void {
+    if (this.disposed) return;
+    const view = this.currentView();
+    this.el.dataset.view = view;
+    if (view === this.view || !this.attachId) return;
+    this.view = view;
+    this.acker.told();
+    this.send("terminal.view", this.acker.parsed, view);
+    if (view === "live") this.acker.flush();
+  }
+
+  /** The user wants what is only on the server (scrolling back, searching): one re-sync. */
+  private wantHistory(): void {
+    if (!this.historyOnServer || this.historyAsked || !this.attachId) return;
+    this.historyAsked = true;
+    void api.call("terminal.history", { attach_id: this.attachId }).catch(() => {});
+  }
+
+  private send(method: "terminal.ack" | "terminal.view", parsed: number, view?: TermView): void {
+    const attach_id = this.attachId;
+    if (!attach_id) return;
+    const call =
+      method === "terminal.ack"
+        ? api.call("terminal.ack", { attach_id, parsed })
+        : api.call("terminal.view", { attach_id, parsed, view: view ?? this.view });
+    call.catch(() => {}); // detached or disconnected meanwhile: a new attach starts anew
   }
 
   private scheduleFit(): void {
@@ -254,7 +308,9 @@ export class TerminalView {
   // --- commands (keys, the palette, the context menu) ---
 
   find(): void {
-    if (this.opened) this.findBar.open(this.term.getSelection());
+    if (!this.opened) return;
+    this.wantHistory();
+    this.findBar.open(this.term.getSelection());
   }
 
   copy(): void {
@@ -295,7 +351,7 @@ export class TerminalView {
           run: () => this.copy(),
         },
         { label: "Paste", keys: "Ctrl+Shift+V", id: "paste", run: () => void this.paste() },
-        { label: "Select all", id: "select-all", run: () => this.term.selectAll() },
+        { label: "Select all", id: "select-all", run: () => this.selectAll() },
         { label: "Find…", keys: "Ctrl+Shift+F", id: "find", run: () => this.find() },
         { label: "Clear", id: "clear", run: () => this.term.clear() },
       ],
@@ -304,11 +360,19 @@ export class TerminalView {
     );
   }
 
+  private selectAll(): void {
+    this.wantHistory();
+    this.term.selectAll();
+  }
+
   private probe(): TerminalProbe {
     return probeOf(this.term, {
       renderer: this.renderer,
       written: this.written,
       resyncs: this.resyncs,
+      screens: this.screens,
+      view: this.view,
+      parsed: this.acker.parsed,
       replayedAt: this.replayedAt,
       proposed: this.opened ? this.fit.proposeDimensions() : undefined,
     });
@@ -318,8 +382,9 @@ export class TerminalView {
     this.disposed = true;
     clearTimeout(this.resizeTimer);
     clearTimeout(this.copyTimer);
-    clearTimeout(this.heldTimer);
+    this.acker.dispose();
     this.observer.disconnect();
+    this.visibility?.disconnect();
     for (const stop of this.unsubscribe) stop();
     this.unroute?.();
     if (this.attachId) {

@@ -5,6 +5,7 @@
 import type { Terminal } from "@xterm/xterm";
 
 import type { Renderer } from "../model/termprefs";
+import type { TermView } from "../model/termview";
 
 export type TerminalProbe = {
   cols: number;
@@ -17,8 +18,15 @@ export type TerminalProbe = {
   lines(): string[];
   /** Output frames' characters parsed so far (not the scrollback, nor re-syncs): benches. */
   written: number;
-  /** Re-sync frames received (the server dropped output this client was too slow for). */
+  /** Re-sync frames received (the scrollback: asked for, or output this client was too slow for). */
   resyncs: number;
+  /** Bytes of frame text parsed since the attach (output, re-syncs and screens): what the page
+   * took of the terminal. */
+  parsed: number;
+  /** Screen frames received (the current screen instead of output the view did not need). */
+  screens: number;
+  /** How the view shows the terminal, as the server was told. */
+  view: TermView;
   /** The `n` rows of the buffer up to the cursor's, as drawn (not joined). */
   tail(n: number): string[];
   /** Resolves with performance.now() once the cursor's row, trimmed, is `text` (checked after
@@ -29,7 +37,10 @@ export type TerminalProbe = {
 };
 
 /** What only the terminal's view knows, beside its xterm `Terminal`. */
-export type ProbeFacts = Pick<TerminalProbe, "renderer" | "written" | "resyncs" | "replayedAt"> & {
+export type ProbeFacts = Pick<
+  TerminalProbe,
+  "renderer" | "written" | "resyncs" | "screens" | "view" | "replayedAt" | "parsed"
+> & {
   proposed: { cols: number; rows: number } | undefined;
 };
 
@@ -62,6 +73,9 @@ export function probeOf(t: Terminal, facts: ProbeFacts): TerminalProbe {
     lines: () => bufferLines(t),
     written: facts.written,
     resyncs: facts.resyncs,
+    screens: facts.screens,
+    parsed: facts.parsed,
+    view: facts.view,
     replayedAt: facts.replayedAt,
     tail: (n) => {
       const buf = t.buffer.active;

@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import TypedDict
 
-from idea.app.terminal_stream import TerminalViews
+from idea.app.terminals.streams import TerminalViews
 from idea.app.ui.context import UiContext
 from idea.app.ui.params import NameParams, NoParams, custom, opt_version, present
 from idea.app.ui.rows import AgentDetail, AgentRow, AgentWithContext, agent_rows, row_with_context

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict, cast
 
-from idea.app.terminal_stream import TerminalViews
+from idea.app.terminals.streams import TerminalViews
 from idea.app.ui.context import ChatTurn, UiContext
 from idea.app.ui.params import NameParams, checked
 from idea.app.ui.shapes import ChatEntry

@@ -3,7 +3,7 @@ published as ``LayoutChanged`` by the ``change_layout`` use case."""
 
 from __future__ import annotations
 
-from idea.app.terminal_stream import TerminalViews
+from idea.app.terminals.streams import TerminalViews
 from idea.app.ui.context import UiContext
 from idea.app.ui.layout_ops import CreatedIds, LayoutOp, apply_op
 from idea.app.ui.params import NoParams

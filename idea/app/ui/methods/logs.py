@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict, cast
 
-from idea.app.terminal_stream import TerminalViews
+from idea.app.terminals.streams import TerminalViews
 from idea.app.ui.context import UiContext
 from idea.app.ui.params import NoParams, bounded
 from idea.app.ui.rows import LostAsk, lost_ask_rows

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Annotated, TypedDict
 
 from idea.app.doctor import DoctorRow
-from idea.app.terminal_stream import TerminalViews
+from idea.app.terminals.streams import TerminalViews
 from idea.app.ui.context import UiContext
 from idea.app.ui.params import NoParams, custom, opt_version
 from idea.app.ui.rows import (

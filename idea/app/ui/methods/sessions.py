@@ -1,12 +1,15 @@
 """The UI's methods on sessions and their terminals: launch, stop, move to another cell; attach,
-detach, write to and resize a terminal. ``terminal.*`` are synchronous so keystrokes keep order."""
+detach, write to and resize a terminal, say how its view shows it (live, glance, hidden),
+acknowledge what the view parsed, ask for its history. ``terminal.*`` are synchronous so
+keystrokes keep order."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TypedDict
 
-from idea.app.terminal_stream import TerminalViews
+from idea.app.terminals.outbox import View
+from idea.app.terminals.streams import TerminalViews
 from idea.app.ui.context import UiContext
 from idea.app.ui.params import NameParams, bounded, custom
 from idea.application.launch_agent import LaunchRequest
@@ -57,12 +60,21 @@ class Moved(TypedDict):
     from_node_id: str | None  # the cell emptied
 
 
+@dataclass(frozen=True, slots=True)
+class AttachParams:
+    name: str
+    view: View | None = None  # how the view shows it; none said: its whole byte stream
+
+
 class Attached(TypedDict):
-    """``attach_id`` None: the terminal ended by itself; ``scrollback`` is its last output."""
+    """``attach_id`` None: the terminal ended by itself; ``scrollback`` is its last output.
+    ``screen``: the text is only the current screen (a view attached hidden); the history
+    stays on the server (``terminal.history``)."""
 
     attach_id: str | None
     agent_id: str
     scrollback: str
+    screen: bool
     exit_code: int | None
 
 
@@ -73,6 +85,22 @@ class DetachParams:
 
 class Detached(TypedDict):
     detached: str
+
+
+PARSED_MAX = 2**53 - 1  # bytes: what a JavaScript number holds exactly
+
+
+@dataclass(frozen=True, slots=True)
+class ViewParams:
+    attach_id: str
+    view: View
+    parsed: int = bounded(0, PARSED_MAX)  # bytes of frame text parsed since the attach
+
+
+@dataclass(frozen=True, slots=True)
+class AckParams:
+    attach_id: str
+    parsed: int = bounded(0, PARSED_MAX)  # bytes of frame text parsed since the attach
 
 
 def _data(p: JsonObject, key: str) -> str:
@@ -138,7 +166,7 @@ def session_move(ctx: UiContext, _: TerminalViews, p: MoveParams) -> Moved:
     }
 
 
-def terminal_attach(ctx: UiContext, views: TerminalViews, p: NameParams) -> Attached:
+def terminal_attach(ctx: UiContext, views: TerminalViews, p: AttachParams) -> Attached:
     # Synchronous on purpose: the reply is queued before any output of the new attach.
     agent = ctx.s.agents.get(p.name)
     session = ctx.rt.sessions.terminal_session(agent.id)
@@ -151,29 +179,52 @@ def terminal_attach(ctx: UiContext, views: TerminalViews, p: NameParams) -> Atta
             "attach_id": None,
             "agent_id": agent.id,
             "scrollback": epitaph.output,
+            "screen": False,
             "exit_code": epitaph.exit_code,
         }
-    attach_id, scrollback = views.attach(session)
+    attach_id, text, only_screen = views.attach(session, p.view)
     return {
         "attach_id": attach_id,
         "agent_id": agent.id,
-        "scrollback": scrollback,
+        "scrollback": text,
+        "screen": only_screen,
         "exit_code": None,
     }
 
 
 def terminal_detach(ctx: UiContext, views: TerminalViews, p: DetachParams) -> Detached:
-    if not views.detach(p.attach_id):
-        raise NotFound(f"attach_id: no terminal view {p.attach_id!r} on this connection")
+    _view(views.detach(p.attach_id), p.attach_id)
     return {"detached": p.attach_id}
+
+
+def terminal_view(ctx: UiContext, views: TerminalViews, p: ViewParams) -> None:
+    """The view now shows its terminal so; ``parsed`` (what it has parsed) turns flow control on:
+    from now on the view acknowledges what it parses (``terminal.ack``)."""
+    _view(views.set_view(p.attach_id, p.view, p.parsed), p.attach_id)
+
+
+def terminal_ack(ctx: UiContext, views: TerminalViews, p: AckParams) -> None:
+    _view(views.ack(p.attach_id, p.parsed), p.attach_id)
+
+
+def terminal_history(ctx: UiContext, views: TerminalViews, p: DetachParams) -> None:
+    """Send the view the terminal's scrollback (a re-sync frame), for its scrollback or search."""
+    _view(views.history(p.attach_id), p.attach_id)
+
+
+def _view(found: bool, attach_id: str) -> None:
+    if not found:
+        raise NotFound(f"attach_id: no terminal view {attach_id!r} on this connection")
 
 
 def terminal_write(ctx: UiContext, _: TerminalViews, p: WriteParams) -> None:
     _terminal(ctx, p.name)[1].write(check_text(p.data, "data"))
 
 
-def terminal_resize(ctx: UiContext, _: TerminalViews, p: ResizeParams) -> None:
-    _terminal(ctx, p.name)[1].resize(p.rows, p.cols)
+def terminal_resize(ctx: UiContext, views: TerminalViews, p: ResizeParams) -> None:
+    session = _terminal(ctx, p.name)[1]
+    session.resize(p.rows, p.cols)
+    views.resized(session, p.rows, p.cols)
 
 
 def _terminal(ctx: UiContext, name: str) -> tuple[Agent, TerminalSession]:

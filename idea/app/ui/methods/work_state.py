@@ -3,7 +3,7 @@ flight, as ``project_work_state`` builds them."""
 
 from __future__ import annotations
 
-from idea.app.terminal_stream import TerminalViews
+from idea.app.terminals.streams import TerminalViews
 from idea.app.ui.context import UiContext
 from idea.app.ui.params import NoParams
 from idea.application.project_work_state import WorkStateJson, project_work_state

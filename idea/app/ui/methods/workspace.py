@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, TypedDict
 
-from idea.app.terminal_stream import TerminalViews
+from idea.app.terminals.streams import TerminalViews
 from idea.app.ui.context import UiContext
 from idea.app.ui.params import NameParams
 from idea.domain.agent import Workspace

@@ -20,7 +20,7 @@ import idea
 from idea.app.bootstrap import open_project
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
-from idea.app.terminal_stream import Output, Resync, decode_frame
+from idea.app.terminals.frames import Output, Resync, decode_frame
 from idea.app.ui.server import UiServer, default_dist
 from idea.domain.agent import Agent
 from idea.domain.commands import AskAgent, Source

@@ -7,18 +7,17 @@ import asyncio
 
 import pytest
 
-from idea.app.terminal_stream import (
+from idea.app.terminals.frames import (
     OUTPUT,
     RESYNC,
-    ClientOutbox,
-    ClientStreams,
     Message,
-    OutboxPump,
     Output,
     Resync,
     decode_frame,
     encode_frame,
 )
+from idea.app.terminals.outbox import ClientOutbox
+from idea.app.terminals.streams import ClientStreams, OutboxPump
 
 TICK = 0.008
 
@@ -99,11 +98,12 @@ def test_each_terminal_has_its_own_interval():
     assert box.next(0.0) == Output("t2", "two")
 
 
-def test_messages_and_output_leave_in_push_order():
+def test_a_flushed_terminal_leaves_before_the_message_pushed_after_it():
     box = outbox()
     box.push('{"id":1}')  # e.g. the reply of terminal.attach
     box.open("t1", lambda: "")
     box.feed("t1", "out")
+    box.flush("t1")  # the terminal ended: its last output before the news
     box.push('{"event":"TerminalExit"}')
     assert drain(box, 0.0) == [
         Message('{"id":1}'),
@@ -113,15 +113,25 @@ def test_messages_and_output_leave_in_push_order():
     assert box.queued_message_bytes == 0
 
 
-def test_a_message_waits_behind_output_that_is_not_due_yet():
+def test_a_message_never_waits_for_a_terminal_s_interval():
     box = outbox()
     box.open("t1", lambda: "")
     box.feed("t1", "a")
     assert box.next(0.0) == Output("t1", "a")
     box.feed("t1", "b")
     box.push("{}")
+    assert box.next(0.001) == Message("{}")
     assert box.next(0.001) == pytest.approx(TICK)
-    assert drain(box, TICK) == [Output("t1", "b"), Message("{}")]
+    assert drain(box, TICK) == [Output("t1", "b")]
+
+
+def test_a_flush_after_the_stream_left_sends_nothing_twice():
+    box = outbox()
+    box.open("t1", lambda: "")
+    box.feed("t1", "a")
+    box.flush("t1")
+    box.flush("t1")
+    assert drain(box, 0.0) == [Output("t1", "a")]
 
 
 def test_past_the_bound_pending_output_is_replaced_by_one_resync():
@@ -251,8 +261,7 @@ async def test_attach_replays_then_streams_and_detach_stops():
     session = Session()
     session.print("before")
     views = streams()
-    attach_id, scrollback = views.attach(session)
-    assert (attach_id, scrollback) == ("t1", "before")
+    assert views.attach(session) == ("t1", "before", False)
     session.print("after")
     assert drain(views.outbox, 0.0) == [Output("t1", "after")]
     assert views.detach("t1") is True

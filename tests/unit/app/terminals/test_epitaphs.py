@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from idea.app.terminal_epitaphs import KEEP_CHARS, TerminalEpitaphs
+from idea.app.terminals.epitaphs import KEEP_CHARS, TerminalEpitaphs
 from idea.application.launch_agent import LaunchRequest
 from idea.domain.agent import Agent
 from idea.domain.profile import Mode

@@ -1,0 +1,1 @@
+"""What the UI's terminal views are sent: frames, a client's outbox, the screens kept here."""

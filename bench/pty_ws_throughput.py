@@ -13,10 +13,12 @@ reached the client.
 ``--browser``: the client is the real UI in Chromium instead (bench/ui_browser.py), the shell
 shown in a cell, its xterm.js drawn by the WebGL renderer and then by the DOM renderer (forced
 through the UI's stored preference); the time runs to the marker parsed in the page's terminal,
-and MB/s counts the output characters xterm parsed. Headless Chromium has no GPU here: its WebGL
-is SwiftShader, on the CPU (the UI itself would pick the DOM renderer on it).
+and MB/s counts the output characters xterm parsed; the page that falls behind skips to the current
+screen (ui/API.md §3), so the program's own rate (its size over the time to its marker) is the
+figure that matters. Headless Chromium has no GPU here: its WebGL is SwiftShader, on the CPU (the
+UI itself would pick the DOM renderer on it).
 
-Target: WS >= 50 % of raw.
+Targets: WS >= 50 % of raw; the program's rate with the UI in Chromium >= 80 % of raw.
 Usage: python bench/pty_ws_throughput.py [--mb 100] [--rounds 3] [--browser]
 """
 
@@ -208,7 +210,7 @@ def main_browser(size: int, mb: int, rounds: int) -> None:
     for i, ((seconds, total), pages) in enumerate(both):
         parts = " | ".join(
             f"{p.renderer} {p.chars / MB:.1f} MB parsed in {p.seconds:.2f} s = {p.rate:.1f} MB/s,"
-            f" {p.resyncs} re-syncs"
+            f" {p.resyncs} re-syncs or screens"
             for p in pages
         )
         print(f"round {i + 1}: raw {total / seconds / MB:.0f} MB/s | {parts}")
@@ -226,6 +228,7 @@ def main_browser(size: int, mb: int, rounds: int) -> None:
             f"UI in Chromium, {r} renderer (median): {rate:.1f} MB/s of output parsed by "
             f"xterm.js; the program's {mb} MB done and its marker shown at {through:.0f} MB/s"
         )
+        print(f"ratio program/raw, {r} renderer = {through / raw_rate:.2f} (target >= 0.80)")
     if "dom" in rates and "webgl" in rates:
         print(f"ratio DOM/raw = {rates['dom'] / raw_rate:.3f}")
     if "webgl" in rates:

@@ -69,9 +69,12 @@ async def wait_terminal(page: Page, name: str, timeout_ms: float = 60_000) -> di
 
 
 async def written(page: Page, name: str) -> tuple[int, int]:
-    """Characters of output frames ``name``'s terminal has parsed, and its re-syncs."""
+    """Characters of output frames ``name``'s terminal has parsed, and the frames that reset it
+    (re-syncs and screens: output it skipped)."""
     return tuple(
         await page.evaluate(
-            "n => { const t = window.ideaTerminals.get(n); return [t.written, t.resyncs] }", name
+            "n => { const t = window.ideaTerminals.get(n);"
+            " return [t.written, t.resyncs + t.screens] }",
+            name,
         )
     )  # type: ignore[return-value]

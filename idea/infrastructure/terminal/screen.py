@@ -44,6 +44,18 @@ def _check_size(rows: int, cols: int) -> None:
         raise Invalid(f"a terminal needs at least 1 row and 1 column, got {rows}x{cols}")
 
 
+def tail_start(text: str, rows: int) -> int:
+    """Where a rebuild from ``text`` starts parsing: at the start of its last ``rows`` lines (all
+    that a screen of lines shows, so a flood's rebuild parses a screenful, not the whole tail);
+    with fewer lines, after its first newline; without any, at its first escape sequence."""
+    end = len(text)
+    for _ in range(rows + 1):
+        end = text.rfind("\n", 0, end)
+        if end < 0:
+            return text.find("\n") + 1 or max(text.find("\x1b"), 0)
+    return end + 1
+
+
 def _partial_end(text: str, start: int, end: int) -> str:
     """The start of a mode sequence that ``text[start:end]`` ends in, or ""."""
     partial = _PARTIAL_TAIL.search(text, max(start, end - _CARRY), end)
@@ -239,7 +251,7 @@ class TerminalScreen:
         text = "".join(self._pending)
         self._pending.clear()
         self._pending_len = 0
-        cut = text.find("\n") + 1 or max(text.find("\x1b"), 0)
+        cut = tail_start(text, self.rows)
         self._memory.scan(text, 0, cut)
         self._screen.reset()
         self._stream = VtStream(self._screen)  # the parser may have stopped mid-sequence

@@ -11,7 +11,12 @@ from pyte import modes as mo
 from pyte.screens import Char
 
 from idea.domain.errors import Invalid
-from idea.infrastructure.terminal.screen import FOLLOW_BUDGET, TerminalScreen, tail_bound
+from idea.infrastructure.terminal.screen import (
+    FOLLOW_BUDGET,
+    TerminalScreen,
+    tail_bound,
+    tail_start,
+)
 from idea.infrastructure.terminal.vt import VtScreen, VtStream
 
 pytestmark = pytest.mark.timeout(60)
@@ -593,3 +598,12 @@ def test_the_xterm_fixture_is_what_the_screen_snapshots():
 
 if __name__ == "__main__":
     XTERM_FIXTURE.write_text(json.dumps(xterm_fixture(), indent=2) + "\n", encoding="utf-8")
+
+
+def test_a_rebuild_parses_the_last_screenful_of_lines_only():
+    lines = "".join(f"line {n}\r\n" for n in range(100))
+    start = tail_start(lines, 3)
+    assert lines[start:] == "line 97\r\nline 98\r\nline 99\r\n"
+    assert tail_start("a\nb", 5) == 2  # fewer lines than rows: after the first newline
+    assert tail_start("ab\x1b[Hcd", 5) == 2  # no line at all: at the first escape sequence
+    assert tail_start("abcd", 5) == 0

@@ -51,6 +51,9 @@ class MarkdownAgentStore:
         # Agents are read on every MCP call and UI refresh: parse a file again only when its
         # identity changed: inode (atomic writes replace the file), modification time or size.
         self._cache: dict[Path, tuple[tuple[int, int, int], Agent]] = {}
+        # The folder's last listing and the agent files it names, made again when it changes.
+        self._listing: list[tuple[str, bool]] | None = None
+        self._listed: list[Path] = []
 
     def all(self) -> list[Agent]:
         agents: dict[Path, Agent] = {}
@@ -142,6 +145,7 @@ class MarkdownAgentStore:
             self._reassigned(notice)
 
     def _files(self) -> list[Path]:
+        """The agent files, in name order (the same list while the listing is the same)."""
         try:
             # DirEntry knows a file's type from the listing itself: no stat per agent here.
             entries = sorted(
@@ -153,6 +157,12 @@ class MarkdownAgentStore:
             return []
         except OSError as exc:
             raise os_error("list", self._paths.agents, exc) from exc
+        if entries != self._listing:
+            self._listed = self._agent_files(entries)
+            self._listing = entries
+        return self._listed
+
+    def _agent_files(self, entries: list[tuple[str, bool]]) -> list[Path]:
         files = []
         for name, regular in entries:
             if not is_slug(name[:-3]):

@@ -243,3 +243,20 @@ def test_a_copied_agent_file_becomes_an_agent_of_its_own(paths, clock):
     assert (notice.name, notice.original, notice.old_id) == ("helper2", "helper", "id-h")
     assert "helper2" in notice.message and "helper" in notice.message
     assert [a.name for a in store.all()] == ["helper", "helper2"] and len(notices) == 1
+
+
+def test_the_agent_list_follows_the_folder(paths, clock):
+    """Files added, removed, renamed or replaced by a folder behind the store's back are seen at
+    the next listing, however often it was listed before."""
+    store = MarkdownAgentStore(paths, clock, SequentialIds("new"), lambda _: None)
+    store.save(Agent(id="id-a", name="a", profile="shell"))
+    assert [a.name for a in store.all()] == [a.name for a in store.all()] == ["a"]
+    (paths.agents / "b.md").write_text(
+        Agent(id="id-b", name="b", profile="shell").to_markdown(), encoding="utf-8"
+    )
+    assert [a.name for a in store.all()] == ["a", "b"]
+    paths.agent_file("a").rename(paths.agent_file("c"))
+    assert [(a.name, a.id) for a in store.all()] == [("b", "id-b"), ("c", "id-a")]
+    paths.agent_file("b").unlink()
+    paths.agent_file("b").mkdir()
+    assert [a.name for a in store.all()] == ["c"]

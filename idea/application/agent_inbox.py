@@ -89,25 +89,29 @@ class AgentInbox(Generic[T]):
             return
         item = self._queue.popleft()
         self._running = item
-        item.started.set()
-        self._notify()
         # The line's own task, not a TaskSet's: a turn's failure is its waiter's result, not an
-        # error to log. ``withdraw`` cancels it; ``close`` cancels and awaits it.
+        # error to log. ``withdraw`` cancels it; ``close`` cancels and awaits it. It is made
+        # before its waiter is woken, so it runs first.
         item.task = asyncio.create_task(item.job(), name=f"turn-{self.agent_id}-{item.id}")
         item.task.add_done_callback(lambda task: self._ended(item, task))
+        item.started.set()
+        self._notify()
 
     def _ended(self, item: QueuedTurn[T], task: asyncio.Task[T]) -> None:
-        """A turn ended, however: its outcome to its waiter, then the next turn starts."""
-        if not item.done.done():
-            if task.cancelled():
-                item.done.cancel()
-            elif (error := task.exception()) is not None:  # delivered, whatever it is
-                item.done.set_exception(error)
-            else:
-                item.done.set_result(task.result())
+        """A turn ended, however: the next one starts, then its waiter is told the outcome (so the
+        next turn is not queued behind what the waiter does with it)."""
         self._running = None
         self._notify()
-        self._start_next()
+        try:
+            self._start_next()
+        finally:
+            if not item.done.done():
+                if task.cancelled():
+                    item.done.cancel()
+                elif (error := task.exception()) is not None:  # delivered, whatever it is
+                    item.done.set_exception(error)
+                else:
+                    item.done.set_result(task.result())
 
     def _notify(self) -> None:
         for callback in list(self.changed):

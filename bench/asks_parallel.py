@@ -1,7 +1,13 @@
 """200 asks spread over 10 fake agents with known turn durations: parallel efficiency.
 
 The ideal is the longest per-agent serial sum (asks to one agent are serial by design; different
-agents run in parallel). Efficiency = ideal / measured; the target is >= 95 %.
+agents run in parallel). Efficiency = ideal / measured, against two ideals:
+* the turns' nominal lengths (the milliseconds written in each prompt);
+* the turns as they lasted: a fake turn ends on one of the loop's timers, which epoll wakes in
+  whole milliseconds, so a turn of N ms lasts N + ~0.5 ms on average whatever the asks do (about
+  20 ms on the longest agent's 30 turns). What the ask machinery adds (admission, queueing, the
+  hand-off from one turn to the next, other agents' asks on the same loop) is the rest; the
+  target, >= 98 %, is for this one.
 Usage: python bench/asks_parallel.py [--asks 200] [--agents 10] [--seed 1]
 """
 
@@ -13,6 +19,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -23,14 +30,20 @@ from tests.worlds import bootstrap_test_app
 
 
 class TimedTurn(FakeAgentSession):
-    """A turn lasts the number of milliseconds written in its prompt."""
+    """A turn lasts the number of milliseconds written in its prompt (or a little more: see the
+    module's docstring); ``lasted`` adds up how long each agent's turns really took."""
+
+    lasted: ClassVar[dict[str, float]] = {}
 
     async def _run(self, prompt: str) -> None:
+        started = time.perf_counter()
         await asyncio.sleep(int(prompt.split()[1]) / 1000)
+        self.lasted[self.name] = self.lasted.get(self.name, 0.0) + time.perf_counter() - started
         await super()._run(prompt)
 
 
-async def run(asks: int, agents: int, seed: int) -> tuple[float, float]:
+async def run(asks: int, agents: int, seed: int) -> tuple[float, float, float]:
+    """(nominal ideal, ideal of the turns as they lasted, measured), in seconds."""
     rng = random.Random(seed)
     names = [f"agent-{i}" for i in range(agents)]
     world = bootstrap_test_app(
@@ -45,11 +58,12 @@ async def run(asks: int, agents: int, seed: int) -> tuple[float, float]:
     ideal = max(serial.values()) / 1000
     for name in names:  # start the sessions first: the bench measures asks, not launches
         await ask(name, "turn 0")
+    TimedTurn.lasted.clear()
     started = time.perf_counter()
     await asyncio.gather(*(ask(name, f"turn {ms}") for name, ms in plan))
     measured = time.perf_counter() - started
     await world.close()
-    return ideal, measured
+    return ideal, max(TimedTurn.lasted.values()), measured
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,11 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    ideal, measured = asyncio.run(run(args.asks, args.agents, args.seed))
+    ideal, lasted, measured = asyncio.run(run(args.asks, args.agents, args.seed))
     print(f"asks: {args.asks} over {args.agents} agents")
     print(f"ideal (longest per-agent serial sum): {ideal * 1000:.0f} ms")
+    print(f"the same, of the turns as they lasted: {lasted * 1000:.0f} ms")
     print(f"measured: {measured * 1000:.0f} ms")
-    print(f"parallel efficiency: {ideal / measured:.1%} (target >= 95%)")
+    print(f"parallel efficiency, nominal turns: {ideal / measured:.1%}")
+    print(f"parallel efficiency, turns as they lasted: {lasted / measured:.1%} (target >= 98%)")
     return 0
 
 

@@ -260,3 +260,35 @@ def test_the_agent_list_follows_the_folder(paths, clock):
     paths.agent_file("b").unlink()
     paths.agent_file("b").mkdir()
     assert [a.name for a in store.all()] == ["c"]
+
+
+def test_a_settled_agent_folder_is_not_listed_again_until_it_changes(paths, clock, monkeypatch):
+    """A folder whose mtime is well before the listing is trusted while its mtime stays; a file
+    added or removed since changes the mtime, and the next listing sees it."""
+    store = MarkdownAgentStore(paths, clock, SequentialIds("new"), lambda _: None)
+    store.save(Agent(id="id-a", name="a", profile="shell"))
+    old_ns = (clock.now_ms() - 60_000) * 1_000_000
+    os.utime(paths.agents, ns=(old_ns, old_ns))
+    assert [a.name for a in store.all()] == ["a"]
+    listed = []
+    real_scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: listed.append(path) or real_scandir(path))
+    assert [a.name for a in store.all()] == ["a"]
+    assert listed == []  # settled: one stat of the folder, no listing
+    store.save(Agent(id="id-b", name="b", profile="shell"))
+    assert [a.name for a in store.all()] == ["a", "b"]
+    paths.agent_file("a").unlink()
+    assert [a.name for a in store.all()] == ["b"]
+
+
+def test_an_agent_folder_changed_lately_is_listed_at_each_call(paths, clock):
+    """A change in the same timestamp step as the listing leaves the folder's mtime as it was:
+    a folder changed less than SETTLED_AFTER_NS before a listing is never trusted on its mtime."""
+    store = MarkdownAgentStore(paths, clock, SequentialIds("new"), lambda _: None)
+    store.save(Agent(id="id-a", name="a", profile="shell"))
+    recent_ns = (clock.now_ms() - 1_000) * 1_000_000
+    os.utime(paths.agents, ns=(recent_ns, recent_ns))
+    assert [a.name for a in store.all()] == ["a"]
+    store.save(Agent(id="id-b", name="b", profile="shell"))
+    os.utime(paths.agents, ns=(recent_ns, recent_ns))  # the same step: the mtime did not move
+    assert [a.name for a in store.all()] == ["a", "b"]

@@ -173,6 +173,7 @@ class ProjectRuntime:
         self.report.orphan_rows_set_idle = self._retry_once(
             lambda: reconcile_work_state(s.work_state, self.sessions.is_agent_live, s.clock)
         )
+        await s.work_state.flushed()
         # §7 step 3: processes a crashed run left behind.
         self.report.leftover_processes_killed = kill_leftover_processes(s.paths)
         # Asks in flight when the app last ended: logged LOST (file asks are answered again).
@@ -266,6 +267,8 @@ class ProjectRuntime:
             if self.listener is not None:
                 await self.listener.stop()
         finally:
+            with contextlib.suppress(IdeaError):  # the store has logged why
+                await self.services.work_state.flushed()  # before another IdeA may open it
             self._lock.release()
 
     def would_resume(self) -> list[Agent]:

@@ -1,4 +1,5 @@
-"""Per-agent FIFO of turns: one inbox and one consumer per agent; inboxes run in parallel.
+"""Per-agent FIFO of turns: one inbox per agent, each turn started by the end of the one before
+it; inboxes run in parallel.
 
 Turns of one agent never interleave and start in arrival order. A waiter that goes away is
 removed from the queue; a running turn whose waiter goes away is cancelled (the session
@@ -33,12 +34,13 @@ class QueuedTurn(Generic[T]):
 
 
 class AgentInbox(Generic[T]):
+    """The line of one agent. No consumer task: the next turn is started by the end of the one
+    before it (its task's done callback), one loop iteration after it, not three."""
+
     def __init__(self, agent_id: str) -> None:
         self.agent_id = agent_id
         self._queue: deque[QueuedTurn[T]] = deque()
         self._running: QueuedTurn[T] | None = None
-        self._wakeup = asyncio.Event()
-        self._consumer: asyncio.Task[None] | None = None
         self.changed: list[Callable[[], None]] = []
 
     @property
@@ -59,10 +61,9 @@ class AgentInbox(Generic[T]):
 
     def put(self, item: QueuedTurn[T]) -> None:
         self._queue.append(item)
-        if self._consumer is None or self._consumer.done():
-            self._consumer = asyncio.create_task(self._consume(), name=f"inbox-{self.agent_id}")
-        self._wakeup.set()
         self._notify()
+        if self._running is None:
+            self._start_next()
 
     def withdraw(self, item: QueuedTurn[T]) -> None:
         """The waiter went away: drop the item if queued, cancel its turn if running."""
@@ -79,40 +80,38 @@ class AgentInbox(Generic[T]):
             item.done.cancel()
         self._queue.clear()
         turn = self._running.task if self._running is not None else None
-        if turn is not None:
+        if turn is not None:  # its outcome goes to its waiter: here it only has to have ended
             turn.cancel()
-        if self._consumer is not None:
-            self._consumer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._consumer
-        if turn is not None:  # its outcome went to its waiter: here it only has to have ended
             await asyncio.gather(turn, return_exceptions=True)
 
-    async def _consume(self) -> None:
-        while self._queue:
-            item = self._queue.popleft()
-            self._running = item
-            item.started.set()
-            self._notify()
-            # The consumer's own task, not a TaskSet's: a turn's failure is its waiter's result,
-            # not an error to log. ``withdraw`` cancels it; ``close`` cancels and awaits it.
-            item.task = asyncio.create_task(item.job(), name=f"turn-{self.agent_id}-{item.id}")
-            try:
-                result = await asyncio.shield(item.task)
-            except asyncio.CancelledError:
-                if not item.task.cancelled():
-                    raise  # the consumer itself is being closed
-                if not item.done.done():
+    def _start_next(self) -> None:
+        if not self._queue:
+            return
+        item = self._queue.popleft()
+        self._running = item
+        # The line's own task, not a TaskSet's: a turn's failure is its waiter's result, not an
+        # error to log. ``withdraw`` cancels it; ``close`` cancels and awaits it. It is made
+        # before its waiter is woken, so it runs first.
+        item.task = asyncio.create_task(item.job(), name=f"turn-{self.agent_id}-{item.id}")
+        item.task.add_done_callback(lambda task: self._ended(item, task))
+        item.started.set()
+        self._notify()
+
+    def _ended(self, item: QueuedTurn[T], task: asyncio.Task[T]) -> None:
+        """A turn ended, however: the next one starts, then its waiter is told the outcome (so the
+        next turn is not queued behind what the waiter does with it)."""
+        self._running = None
+        self._notify()
+        try:
+            self._start_next()
+        finally:
+            if not item.done.done():
+                if task.cancelled():
                     item.done.cancel()
-            except BaseException as exc:  # delivered to the waiter, whatever it is
-                if not item.done.done():
-                    item.done.set_exception(exc)
-            else:
-                if not item.done.done():
-                    item.done.set_result(result)
-            finally:
-                self._running = None
-                self._notify()
+                elif (error := task.exception()) is not None:  # delivered, whatever it is
+                    item.done.set_exception(error)
+                else:
+                    item.done.set_result(task.result())
 
     def _notify(self) -> None:
         for callback in list(self.changed):

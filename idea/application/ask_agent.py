@@ -282,4 +282,4 @@ async def ask_agent(
                 "chain_id": None if trace is None else trace.chain_id,
                 "depth": None if trace is None else trace.depth,
             }
-            record_delegation(work_state, requester_id, delegation, clock)
+            await record_delegation(work_state, requester_id, delegation, clock)

@@ -11,10 +11,11 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 
-from idea.application.agent_inbox import Inboxes, QueuedTurn
+from idea.application.agent_inbox import AgentInbox, Inboxes, QueuedTurn
 from idea.application.caller import AskProgress, ProgressListener
 from idea.application.chains import Hop
 from idea.application.event_bus import EventPublisher
@@ -132,14 +133,13 @@ class AskLines:
         queue_cap: float,
     ) -> str:
         inbox = self._inboxes.inbox(item.agent_id)
-
-        def report() -> None:
-            position = inbox.position(item)
-            if progress is not None and position is not None:
-                progress(AskProgress(agent_name, position, inbox.running is not None))
-
-        inbox.changed.append(report)
-        report()
+        # Only a caller that follows its progress is told each move of the line: finding an
+        # ask's place is a walk of the line, done for every waiter at every change.
+        report = None
+        if progress is not None:
+            report = functools.partial(_report, inbox, item, agent_name, progress)
+            inbox.changed.append(report)
+            report()
         try:
             loop = asyncio.get_running_loop()
             wait_s = min(queue_cap, deadline - loop.time())
@@ -158,6 +158,15 @@ class AskLines:
             # Shielded: cancelling this waiter must withdraw the ask, not cancel its result.
             return await asyncio.shield(item.done)
         finally:
-            inbox.changed.remove(report)
+            if report is not None:
+                inbox.changed.remove(report)
             if not item.done.done():
                 inbox.withdraw(item)
+
+
+def _report(
+    inbox: AgentInbox[str], item: QueuedTurn[str], agent_name: str, progress: ProgressListener
+) -> None:
+    position = inbox.position(item)
+    if position is not None:
+        progress(AskProgress(agent_name, position, inbox.running is not None))

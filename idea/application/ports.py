@@ -118,7 +118,13 @@ class WorkStateStore(Protocol):
         ...
 
     def update(self, change: Callable[[WorkState], WorkState]) -> WorkState:
-        """Read, change and write back as one step (no lost update within the process)."""
+        """Read, change and write back as one step (no lost update within the process); the
+        write may still be on its way when this returns (``flushed``)."""
+        ...
+
+    async def flushed(self) -> None:
+        """Once every update made so far is on disk. Raises ``Internal`` (the write failed:
+        its updates are dropped)."""
         ...
 
 

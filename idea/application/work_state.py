@@ -36,7 +36,7 @@ class LastDelegationJson(TypedDict):  # a row's last ask: whom, when, how it end
     depth: NotRequired[int | None]
 
 
-def set_own_row(
+async def set_own_row(
     command: SetWorkState,
     requester_id: str | None,
     agents: AgentStore,
@@ -70,11 +70,12 @@ def set_own_row(
         return state.merge(row)
 
     after = store.update(change)
+    await store.flushed()
     events.publish(WorkStateChanged(requester_id, command.status))
     return after.rows[requester_id]
 
 
-def record_delegation(
+async def record_delegation(
     store: WorkStateStore,
     requester_id: str,
     delegation: LastDelegationJson,
@@ -97,6 +98,7 @@ def record_delegation(
         return state.merge(row)
 
     store.update(change)
+    await store.flushed()
 
 
 async def set_work_state(
@@ -114,7 +116,7 @@ async def set_work_state(
             "workstate.set: a request file's requester is only claimed, so it cannot set an "
             "agent's row; an agent sets its own with the idea_workstate_set MCP tool"
         )
-    row = set_own_row(command, caller.requester_id, agents, work_state, events, clock)
+    row = await set_own_row(command, caller.requester_id, agents, work_state, events, clock)
     return OrchestratorOutcome(f"work state set to {row.status.value}", data=row.to_json())
 
 

@@ -31,9 +31,13 @@ def append_record(path: Path, record: JsonObject, mode: int = 0o644) -> int | No
     """The file's size once the record is written, None if it could not be. Never raises: a
     journal that cannot be written must not fail what it records."""
     line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | NO_FOLLOW
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NO_FOLLOW, mode)
+        try:
+            fd = os.open(path, flags, mode)
+        except FileNotFoundError:  # the first record: its folder is made then, not at each one
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, flags, mode)
         try:
             os.write(fd, line.encode("utf-8"))
             return os.fstat(fd).st_size

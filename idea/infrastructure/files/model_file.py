@@ -48,8 +48,13 @@ def load_json_model(doc: JsonDocument, parse: Callable[[JsonObject], T]) -> T | 
         raise corrupt(doc.path, exc.message, doc.now_ms()) from exc
 
 
+# The key of a file that does not exist (an inode number is never negative).
+_ABSENT = (-1, -1, -1)
+
+
 class ChangeCache(Generic[T]):
-    """Keeps what was read from one file until the file changes (inode, mtime or size).
+    """Keeps what was read from one file until the file changes (inode, mtime or size), or
+    appears or disappears: an absent file is one stat per look-up too, not a failed open.
 
     Atomic writes replace the file (a new inode), so a write through IdeA is always seen; the
     cached values are immutable domain objects, safe to hand out again.
@@ -63,10 +68,13 @@ class ChangeCache(Generic[T]):
     def get(self, load: Callable[[], T | None]) -> T | None:
         try:
             stat = os.stat(self._path)
-        except OSError:  # absent or unreadable: nothing to cache, load() says which
+        except FileNotFoundError:
+            key = _ABSENT
+        except OSError:  # unreadable: nothing to cache, load() says why
             self._key = None
             return load()
-        key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        else:
+            key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
         if key != self._key:
             self._value = load()
             self._key = key

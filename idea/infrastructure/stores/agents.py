@@ -28,6 +28,10 @@ from idea.infrastructure.stores.paths import ProjectPaths
 
 log = logging.getLogger(__name__)
 
+# How much older than a listing the folder's mtime must be for the listing to be kept while the
+# mtime stays: more than the coarsest timestamp step of a file system (FAT: 2 s).
+SETTLED_AFTER_NS = 3_000_000_000
+
 
 def _ignore(_: object) -> None:
     pass
@@ -51,6 +55,11 @@ class MarkdownAgentStore:
         # Agents are read on every MCP call and UI refresh: parse a file again only when its
         # identity changed: inode (atomic writes replace the file), modification time or size.
         self._cache: dict[Path, tuple[tuple[int, int, int], Agent]] = {}
+        # The folder's last listing and the agent files it names, made again when it changes.
+        self._listing: list[tuple[str, bool]] | None = None
+        self._listed: list[Path] = []
+        # The folder's (inode, mtime) when it was listed, once that mtime was settled (see _files).
+        self._settled: tuple[int, int] | None = None
 
     def all(self) -> list[Agent]:
         agents: dict[Path, Agent] = {}
@@ -142,17 +151,38 @@ class MarkdownAgentStore:
             self._reassigned(notice)
 
     def _files(self) -> list[Path]:
+        """The agent files, in name order (the same list while the listing is the same).
+
+        A file added, removed or renamed sets the folder's mtime to the time of the change, so a
+        folder whose (inode, mtime) is the one it had when listed holds the same files, provided
+        that mtime was older than the listing by more than a file system's timestamp step (as
+        git trusts its index): a change made after the listing then has a later mtime. Until
+        then the folder is listed again at each call."""
+        folder = self._paths.agents
         try:
+            seen = os.stat(folder)
+            if (seen.st_ino, seen.st_mtime_ns) == self._settled:
+                return self._listed
+            listed_at_ns = self._clock.now_ms() * 1_000_000
             # DirEntry knows a file's type from the listing itself: no stat per agent here.
             entries = sorted(
                 (entry.name, entry.is_file())
-                for entry in os.scandir(self._paths.agents)
+                for entry in os.scandir(folder)
                 if entry.name.endswith(".md")
             )
         except FileNotFoundError:
+            self._settled = None
             return []
         except OSError as exc:
-            raise os_error("list", self._paths.agents, exc) from exc
+            raise os_error("list", folder, exc) from exc
+        settled = seen.st_mtime_ns < listed_at_ns - SETTLED_AFTER_NS
+        self._settled = (seen.st_ino, seen.st_mtime_ns) if settled else None
+        if entries != self._listing:
+            self._listed = self._agent_files(entries)
+            self._listing = entries
+        return self._listed
+
+    def _agent_files(self, entries: list[tuple[str, bool]]) -> list[Path]:
         files = []
         for name, regular in entries:
             if not is_slug(name[:-3]):

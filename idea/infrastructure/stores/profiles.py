@@ -32,7 +32,10 @@ class JsonProfileStore:
         self.project_profiles_allowed = project_profiles_allowed
 
     def all(self) -> dict[str, Profile]:
-        return self._visible(self.project_profiles_allowed())
+        project = self._cache.get(self._load)
+        if project is None or not self.project_profiles_allowed():
+            return dict(self._builtins)  # the project defines none: whatever the trust
+        return dict(project)
 
     def _visible(self, allowed: bool) -> dict[str, Profile]:
         return self.with_project_profiles() if allowed else dict(self._builtins)
@@ -48,12 +51,15 @@ class JsonProfileStore:
         names = set(entries) if isinstance(entries, dict) else set()
         return {n: p for n, p in self.with_project_profiles().items() if n in names}
 
-    def _load(self) -> dict[str, Profile]:
+    def _load(self) -> dict[str, Profile] | None:
+        """The built-ins with the project's entries applied; None if it defines none."""
         raw = self._raw()
         profiles = dict(self._builtins)
         entries = raw.get("profiles", {})
         if not isinstance(entries, dict):
             raise Invalid("profiles.json field 'profiles' must be an object")
+        if not entries:
+            return None
         for name, entry in entries.items():
             profiles[name] = profile_from_json(name, entry, self._builtins.get(name))
         return profiles

@@ -124,6 +124,9 @@ class InMemoryWorkStateStore:
         self.state = change(self.state)
         return self.state
 
+    async def flushed(self) -> None:
+        pass
+
 
 class InMemorySkillStore:
     def __init__(self) -> None:

@@ -95,3 +95,10 @@ def test_a_planted_fifo_or_link_is_not_read(tmp_path):
     link = tmp_path / "link.jsonl"
     link.symlink_to(target)
     assert read_records(link, 10) == []
+
+
+def test_the_first_record_makes_its_folder_and_the_next_ones_append(tmp_path):
+    path = tmp_path / "log" / "deeper" / "rows.jsonl"
+    assert append_record(path, {"n": 1}) is not None
+    assert append_record(path, {"n": 2}) is not None
+    assert read_records(path, 10) == [{"n": 1}, {"n": 2}]

@@ -1,13 +1,14 @@
 import json
 import os
+from collections.abc import Callable
 
 import pytest
 
 from idea.domain.agent import Agent
 from idea.domain.builtin_profiles import builtin_profiles
-from idea.domain.errors import Conflict, CorruptFile, Invalid, NotFound
+from idea.domain.errors import Conflict, CorruptFile, Internal, Invalid, NotFound
 from idea.domain.knowledge import MemoryNote, Skill
-from idea.domain.work_state import Status, WorkRow
+from idea.domain.work_state import Status, WorkRow, WorkState
 from idea.infrastructure.stores.agents import MarkdownAgentStore
 from idea.infrastructure.stores.knowledge import MarkdownMemoryStore, MarkdownSkillStore
 from idea.infrastructure.stores.layouts import JsonLayoutStore
@@ -243,3 +244,109 @@ def test_a_copied_agent_file_becomes_an_agent_of_its_own(paths, clock):
     assert (notice.name, notice.original, notice.old_id) == ("helper2", "helper", "id-h")
     assert "helper2" in notice.message and "helper" in notice.message
     assert [a.name for a in store.all()] == ["helper", "helper2"] and len(notices) == 1
+
+
+def test_the_agent_list_follows_the_folder(paths, clock):
+    """Files added, removed, renamed or replaced by a folder behind the store's back are seen at
+    the next listing, however often it was listed before."""
+    store = MarkdownAgentStore(paths, clock, SequentialIds("new"), lambda _: None)
+    store.save(Agent(id="id-a", name="a", profile="shell"))
+    assert [a.name for a in store.all()] == [a.name for a in store.all()] == ["a"]
+    (paths.agents / "b.md").write_text(
+        Agent(id="id-b", name="b", profile="shell").to_markdown(), encoding="utf-8"
+    )
+    assert [a.name for a in store.all()] == ["a", "b"]
+    paths.agent_file("a").rename(paths.agent_file("c"))
+    assert [(a.name, a.id) for a in store.all()] == [("b", "id-b"), ("c", "id-a")]
+    paths.agent_file("b").unlink()
+    paths.agent_file("b").mkdir()
+    assert [a.name for a in store.all()] == ["c"]
+
+
+def test_a_settled_agent_folder_is_not_listed_again_until_it_changes(paths, clock, monkeypatch):
+    """A folder whose mtime is well before the listing is trusted while its mtime stays; a file
+    added or removed since changes the mtime, and the next listing sees it."""
+    store = MarkdownAgentStore(paths, clock, SequentialIds("new"), lambda _: None)
+    store.save(Agent(id="id-a", name="a", profile="shell"))
+    old_ns = (clock.now_ms() - 60_000) * 1_000_000
+    os.utime(paths.agents, ns=(old_ns, old_ns))
+    assert [a.name for a in store.all()] == ["a"]
+    listed = []
+    real_scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: listed.append(path) or real_scandir(path))
+    assert [a.name for a in store.all()] == ["a"]
+    assert listed == []  # settled: one stat of the folder, no listing
+    store.save(Agent(id="id-b", name="b", profile="shell"))
+    assert [a.name for a in store.all()] == ["a", "b"]
+    paths.agent_file("a").unlink()
+    assert [a.name for a in store.all()] == ["b"]
+
+
+def test_an_agent_folder_changed_lately_is_listed_at_each_call(paths, clock):
+    """A change in the same timestamp step as the listing leaves the folder's mtime as it was:
+    a folder changed less than SETTLED_AFTER_NS before a listing is never trusted on its mtime."""
+    store = MarkdownAgentStore(paths, clock, SequentialIds("new"), lambda _: None)
+    store.save(Agent(id="id-a", name="a", profile="shell"))
+    recent_ns = (clock.now_ms() - 1_000) * 1_000_000
+    os.utime(paths.agents, ns=(recent_ns, recent_ns))
+    assert [a.name for a in store.all()] == ["a"]
+    store.save(Agent(id="id-b", name="b", profile="shell"))
+    os.utime(paths.agents, ns=(recent_ns, recent_ns))  # the same step: the mtime did not move
+    assert [a.name for a in store.all()] == ["a", "b"]
+
+
+def _saves(monkeypatch, store: JsonWorkStateStore, fail: list[bool] | None = None) -> list[object]:
+    """Count (and make fail, while ``fail[0]``) the store's writes."""
+    saves: list[object] = []
+    real_save = store._doc.save
+
+    def save(obj):
+        saves.append(obj)
+        if fail and fail[0]:
+            raise Internal("disk full")
+        real_save(obj)
+
+    monkeypatch.setattr(store._doc, "save", save)
+    return saves
+
+
+def _row(agent_id: str, status: Status, at: int) -> Callable[[WorkState], WorkState]:
+    return lambda state: state.merge(WorkRow(agent_id, status, at))
+
+
+async def test_on_the_loop_work_state_writes_are_coalesced_and_flushed(paths, clock, monkeypatch):
+    store = JsonWorkStateStore(paths, clock)
+    saves = _saves(monkeypatch, store)
+    for n in range(50):
+        store.update(_row(f"a{n}", Status.WORKING, n + 1))
+    assert len(store.load().rows) == 50  # at once, in memory
+    await store.flushed()
+    assert len(saves) <= 2  # the first update's write, then one for the 49 made meanwhile
+    on_disk = json.loads(paths.work_state.read_text(encoding="utf-8"))["agents"]
+    assert len(on_disk) == 50
+    store.update(_row("a0", Status.IDLE, 100))
+    await store.flushed()
+    assert json.loads(paths.work_state.read_text(encoding="utf-8"))["agents"]["a0"]["status"] == (
+        "idle"
+    )
+    # Written, the file is the truth again: a change made by hand is seen.
+    paths.work_state.write_text('{"version": 1, "agents": {}}', encoding="utf-8")
+    assert store.load().rows == {}
+
+
+async def test_a_failed_work_state_write_is_raised_to_who_waits_and_drops_its_updates(
+    paths, clock, monkeypatch
+):
+    store = JsonWorkStateStore(paths, clock)
+    store.update(_row("a", Status.WORKING, 1))
+    await store.flushed()
+    fail = [True]
+    _saves(monkeypatch, store, fail)
+    store.update(_row("b", Status.WORKING, 2))
+    with pytest.raises(Internal, match="disk full"):
+        await store.flushed()
+    assert set(store.load().rows) == {"a"}  # as on disk, as when update itself failed
+    fail[0] = False
+    store.update(_row("c", Status.WORKING, 3))
+    await store.flushed()
+    assert set(json.loads(paths.work_state.read_text(encoding="utf-8"))["agents"]) == {"a", "c"}

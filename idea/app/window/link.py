@@ -130,6 +130,7 @@ class WindowLink:
                 continue
             self._shown = self._shown or kind == SHOWN
             self._deliver(kind, reason)
+        self._proc.stdout.close()
         code = self._proc.wait()
         why = ""
         if not self._shown:
@@ -144,3 +145,4 @@ class WindowLink:
             line = raw.decode("utf-8", "replace").rstrip()
             self._stderr_tail.append(line)
             self._err(line)
+        self._proc.stderr.close()

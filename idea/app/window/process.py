@@ -122,14 +122,18 @@ class _Window:
         window.events.before_show += self._before_show
         window.events.shown += lambda: _send(self._answers, {EVENT: SHOWN})
         window.events.loaded += self._on_loaded
-        threading.Thread(target=self._read_app, name="idea-app", daemon=True).start()
+        orders = threading.Thread(
+            target=self.read_app, args=(sys.stdin.buffer,), name="idea-app", daemon=True
+        )
+        orders.start()
         signal.signal(signal.SIGTERM, self._on_signal)
         # pywebview replaces SIGINT's handler by its own, which quits the GUI loop: the same end.
         webview.start(gui="qt" if sys.platform.startswith("linux") else None)
         return 0
 
-    def _read_app(self) -> None:
-        for line in sys.stdin.buffer:
+    def read_app(self, orders: IO[bytes]) -> None:
+        """Follow the app's orders until ``close`` or their end, then close the window."""
+        for line in orders:
             try:
                 message = decode(line)
             except ValueError:

@@ -42,6 +42,7 @@ from idea.app.window.wire import (
 )
 
 WIDTH, HEIGHT = 1200, 760
+QT = sys.platform.startswith("linux")  # the window's backend: Qt WebEngine, else the system's
 # The UI's own colours (ui/src/style.css), so that the UI replaces it without a flash.
 OPENING_PAGE = (
     "<!doctype html><html><head><meta charset='utf-8'><title>IdeA</title></head>"
@@ -128,7 +129,7 @@ class _Window:
         orders.start()
         signal.signal(signal.SIGTERM, self._on_signal)
         # pywebview replaces SIGINT's handler by its own, which quits the GUI loop: the same end.
-        webview.start(gui="qt" if sys.platform.startswith("linux") else None)
+        webview.start(gui="qt" if QT else None)
         return 0
 
     def read_app(self, orders: IO[bytes]) -> None:
@@ -159,23 +160,29 @@ class _Window:
     def _before_show(self, window: Any) -> None:
         # pywebview runs this on the GUI thread once the native window is built, its first page
         # (the opening page) asked for but not loaded yet.
-        from PySide6.QtCore import QUrl  # noqa: PLC0415  (the window toolkit)
-
-        from idea.app.window import notifications, permissions  # noqa: PLC0415  (Qt)
-
-        try:
-            permissions.install(window.native, lambda: self._url)
-        except Exception as exc:  # the window still works without them
-            _warn(f"warning: notifications and the clipboard may be refused: {exc}")
-        try:
-            notifications.install(window.native)
-        except Exception as exc:  # a missing notification path must not keep the window shut
-            _warn(f"warning: desktop notifications are unavailable: {exc}")
         with self._lock:
             self._built = True
             url = self._url
-        if url:  # the UI is up already: it replaces the opening page before that one loads
+        if url and QT:  # the UI is up already: it replaces the opening page before that one loads
+            from PySide6.QtCore import QUrl  # noqa: PLC0415  (the window toolkit)
+
             window.native.webview.setUrl(QUrl(url))
+        elif url:  # another backend: the UI once the window shows (not on this thread)
+            threading.Thread(target=window.load_url, args=(url,), daemon=True).start()
+        if QT:
+            self._grant_and_notify(window.native)
+
+    def _grant_and_notify(self, native: Any) -> None:
+        from idea.app.window import notifications, permissions  # noqa: PLC0415  (Qt)
+
+        try:
+            permissions.install(native, lambda: self._url)
+        except Exception as exc:  # the window still works without them
+            _warn(f"warning: notifications and the clipboard may be refused: {exc}")
+        try:
+            notifications.install(native)
+        except Exception as exc:  # a missing notification path must not keep the window shut
+            _warn(f"warning: desktop notifications are unavailable: {exc}")
 
     def _on_loaded(self) -> None:
         # pywebview's thread for the event, once per page loaded. Once the UI was asked for, its

@@ -36,16 +36,26 @@ def display_available() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def open_in_window(root: Path, out: Printer, err: Printer, port: int = 0) -> int:
-    if not display_available():
+def start_window(err: Printer) -> WindowLink:
+    """The window process, started now; raises ``OSError`` if it cannot be."""
+    _sandbox_off_as_root(err)
+    return WindowLink.spawn(err)
+
+
+def open_in_window(
+    root: Path, out: Printer, err: Printer, port: int = 0, window: WindowLink | None = None
+) -> int:
+    """``window``: the window process if it was started already (``start_window``)."""
+    if window is None and not display_available():
         return _serve_for_a_browser(
             "no display: DISPLAY and WAYLAND_DISPLAY are unset", root, out, err, port
         )
-    _sandbox_off_as_root(err)
-    try:
-        window = WindowLink.spawn(err)
-    except OSError as exc:
-        return _serve_for_a_browser(f"the window process cannot start: {exc}", root, out, err, port)
+    if window is None:
+        try:
+            window = start_window(err)
+        except OSError as exc:
+            reason = f"the window process cannot start: {exc}"
+            return _serve_for_a_browser(reason, root, out, err, port)
     try:
         from idea.app.window.linked import serve_with_window  # noqa: PLC0415  (the whole app)
 

@@ -100,6 +100,16 @@ class WindowLink:
             self._proc.kill()
             return self._proc.wait()
 
+    def discard(self) -> None:
+        """Kill a window that has not shown yet (nothing flashes on the screen); close one that
+        has. Idempotent."""
+        if self._shown:
+            self.close(KILL_WAIT_S)
+            return
+        with contextlib.suppress(OSError):
+            self._proc.kill()
+        self._proc.wait()
+
     def terminate(self) -> None:
         """End the window process now, without waiting (its exit is still heard)."""
         with contextlib.suppress(OSError):

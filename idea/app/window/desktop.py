@@ -20,12 +20,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from idea.app.window.link import WindowLink
+from idea.app.window.link import CLOSE_TIMEOUT_S, UNAVAILABLE_LINE, WindowLink
 
 Printer = Callable[[str], None]
-
-CLOSE_TIMEOUT_S = 30.0
-UNAVAILABLE = "IdeA window unavailable ({}); serving the UI for a browser instead"
 
 
 def display_available() -> bool:
@@ -67,7 +64,7 @@ def open_in_window(
 def _serve_for_a_browser(reason: str, root: Path, out: Printer, err: Printer, port: int) -> int:
     from idea.app.headless import serve_until_signalled  # noqa: PLC0415  (the whole app)
 
-    out(UNAVAILABLE.format(reason))
+    out(UNAVAILABLE_LINE.format(reason))
     return serve_until_signalled(root, out, err, port)
 
 

@@ -22,6 +22,9 @@ Printer = Callable[[str], None]
 Listener = Callable[[str, str], None]
 
 EXITED = "exited"
+# What the app says when the project is served for a browser instead of the window.
+UNAVAILABLE_LINE = "IdeA window unavailable ({}); serving the UI for a browser instead"
+CLOSE_TIMEOUT_S = 30.0  # for a window asked to close, before it is ended
 COMMAND = "window-process"  # idea.cli routes it to process.main
 KILL_WAIT_S = 10.0
 STDERR_KEPT = 50  # lines, to say why Qt did not start

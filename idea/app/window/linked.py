@@ -18,10 +18,8 @@ from pathlib import Path
 from idea.app.headless import Printer, install_signal_handlers, serve_project
 from idea.app.project_host import ProjectHost
 from idea.app.runtime import ProjectRuntime
-from idea.app.window.desktop import CLOSE_TIMEOUT_S, UNAVAILABLE
-from idea.app.window.link import EXITED, WindowLink
-from idea.app.window.wire import READY, SHOWN
-from idea.app.window.wire import UNAVAILABLE as SAID_UNAVAILABLE
+from idea.app.window.link import CLOSE_TIMEOUT_S, EXITED, UNAVAILABLE_LINE, WindowLink
+from idea.app.window.wire import READY, SHOWN, UNAVAILABLE
 
 READY_LINE = "IdeA window ready"
 HEADLESS_LINE = "headless core running (file door and UI server open); stop with Ctrl+C or SIGTERM"
@@ -84,7 +82,7 @@ class _Linked:
             self._shown = True
         elif kind == READY:
             self._out(READY_LINE)
-        elif kind == SAID_UNAVAILABLE:
+        elif kind == UNAVAILABLE:
             self._unavailable(detail)
         elif kind == EXITED and self._shown:
             self._end()  # closed by its user (or its process died): the app ends with it
@@ -100,7 +98,7 @@ class _Linked:
         if self._headless:
             return
         self._headless = True
-        self._out(UNAVAILABLE.format(reason))
+        self._out(UNAVAILABLE_LINE.format(reason))
         if self._served:
             self._out(HEADLESS_LINE)
 

@@ -95,7 +95,7 @@ class WindowLink:
         try:
             return self._proc.wait(timeout_s)
         except subprocess.TimeoutExpired:
-            self._err(f"warning: the window did not close within {timeout_s:.0f}s: ended")
+            self._err(f"warning: the window did not close within {timeout_s:g} s: ended")
         self._proc.terminate()
         try:
             return self._proc.wait(KILL_WAIT_S)

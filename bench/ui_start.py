@@ -33,7 +33,7 @@ from tests.desktop import READY, window_env, xvfb
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, DIST, idea_serve, make_project
 from tests.processes import LineWatcher, spawned
 
-# What the desktop window waits for before it says it is ready (idea/app/window/desktop.py),
+# What the desktop window waits for before it says it is ready (idea/app/window/process.py),
 # without its time-out: here a UI that never gets ready must fail, not count as ready.
 PAINTED_JS = (
     "window.ideaReady.then(() => new Promise("

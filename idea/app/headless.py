@@ -30,7 +30,7 @@ def serve_until_signalled(root: Path, out: Printer, err: Printer, port: int = 0)
 
 async def _serve(root: Path, out: Printer, err: Printer, port: int) -> int:
     stop = asyncio.Event()
-    _install_signal_handlers(stop)
+    install_signal_handlers(stop)
     await serve_project(
         root,
         out,
@@ -74,7 +74,8 @@ async def serve_project(
     out("closed")
 
 
-def _install_signal_handlers(stop: asyncio.Event) -> None:
+def install_signal_handlers(stop: asyncio.Event) -> None:
+    """SIGINT and SIGTERM set ``stop`` (shared with the window mode, ``window/linked.py``)."""
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         if sys.platform == "win32":

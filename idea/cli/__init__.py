@@ -2,8 +2,9 @@
 
 Everything is imported inside the command that needs it, so that light commands start fast; the
 ``mcp-server`` bridge is routed before anything else (argparse included) is imported, and only
-``idea.bridge`` (stdlib, msgpack, ``idea.endpoint``) is loaded for it. Bad input: one line on
-stderr naming the problem, exit 2.
+``idea.bridge`` (stdlib, msgpack, ``idea.endpoint``) is loaded for it. ``idea`` and ``idea open``
+start their window process before the rest is even imported (it is killed, unseen, if the command
+line is refused). Bad input: one line on stderr naming the problem, exit 2.
 
 The grammar is ``parser.py``'s; each family of commands runs in its own module: ``project.py``
 (init, trust, serve, open), ``agents.py`` (agent new|list, profiles, doctor), ``hosts.py``.
@@ -13,6 +14,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from idea.app.window.link import WindowLink
 
 
 def _utf8_when_piped() -> None:
@@ -27,6 +32,22 @@ def _utf8_when_piped() -> None:
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper) and not stream.isatty():
             stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+
+
+def _window_first(args_list: list[str]) -> WindowLink | None:
+    """``idea`` and ``idea open``: the window process, started before the rest of the command
+    line is imported and checked, so that Qt starts while the app does; None for other commands,
+    without a display, or if it cannot start (``open_in_window`` then says why)."""
+    if args_list[:1] not in ([], ["open"]) or "-h" in args_list or "--help" in args_list:
+        return None
+    from idea.app.window.desktop import display_available, start_window
+
+    if not display_available():
+        return None
+    try:
+        return start_window(lambda line: print(line, file=sys.stderr, flush=True))
+    except OSError:
+        return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -45,6 +66,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         from idea.bridge.host_relay import main as host_main
 
         return host_main(args_list[1:])
+    if args_list[:1] == ["window-process"]:
+        # The window of `idea open`, which spawns it first: nothing of the app is imported.
+        from idea.app.window.process import main as window_main
+
+        return window_main()
+    window = _window_first(args_list)
+    try:
+        return _command(args_list, window)
+    finally:
+        if window is not None:  # a window for a command that failed is never shown
+            window.discard()
+
+
+def _command(args_list: list[str], window: WindowLink | None) -> int:
+    """Every other command; ``window``: the window process ``idea open`` started first."""
     from pathlib import Path
 
     from idea.bridge.relay_common import EXIT_USAGE
@@ -73,9 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "idea: a command is required without a display (try 'idea serve PATH' "
                     "or 'idea --help')"
                 )
-            return open_window(window_folder(None), 0)
+            return open_window(window_folder(None), 0, window)
         if args.command == "open":
-            return open_window(window_folder(args.path), args.port)
+            return open_window(window_folder(args.path), args.port, window)
         if args.command == "init":
             return init_project(Path(args.dir))
         if args.command == "serve":

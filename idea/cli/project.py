@@ -3,11 +3,16 @@ project folder and make, trust or run it."""
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from idea.cli.parser import UsageError
+
+if TYPE_CHECKING:
+    from idea.app.window.link import WindowLink
 
 
 def require_project(start: Path) -> Path:
@@ -75,10 +80,11 @@ def window_folder(path: str | None) -> Path:
     return default_project_folder(Path.cwd(), recent, scratch_project_dir())
 
 
-def open_window(path: Path, port: int) -> int:
+def open_window(path: Path, port: int, window: WindowLink | None) -> int:
+    """``window``: the window process if the command line started it already."""
     from idea.app.window.desktop import open_in_window
 
-    return _run_project("open", path, port, open_in_window)
+    return _run_project("open", path, port, functools.partial(open_in_window, window=window))
 
 
 def _run_project(command: str, path: Path, port: int, runner: Callable[..., int]) -> int:

@@ -13,9 +13,10 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
+import psutil
 import pytest
 
-from tests.desktop import check_window_opens_and_closes, needs_xvfb, window_env, xvfb
+from tests.desktop import check_window_opens_and_closes, needs_xvfb, window_env, x_titles, xvfb
 from tests.processes import LineWatcher, spawned
 
 IDEA = [sys.executable, "-m", "idea"]
@@ -36,6 +37,38 @@ def test_open_shows_the_ui_in_a_window_and_closes_cleanly_on_sigterm(tmp_path):
         argv = [*IDEA, "open", str(project)]
         check_window_opens_and_closes(argv, window_env(display), display, "IdeA — demo", SCREENSHOT)
     assert (project / ".ideai" / "project.json").is_file()
+
+
+def window_processes(display: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if "window-process" in proc.cmdline() and proc.environ().get("DISPLAY") == display:
+                found.append(proc)
+        except psutil.Error:
+            continue
+    return found
+
+
+@needs_xvfb
+@pytest.mark.timeout(60)
+def test_open_with_a_bad_folder_says_so_and_leaves_no_window_behind(tmp_path):
+    # The window process starts before the command line is checked: a refused command ends it.
+    not_a_folder = tmp_path / "notes.txt"
+    not_a_folder.write_text("x", encoding="utf-8")
+    with xvfb() as display:
+        done = subprocess.run(
+            [*IDEA, "open", str(not_a_folder)],
+            env=window_env(display),
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        assert done.returncode == 2, done.stderr
+        assert "is not a folder" in done.stderr
+        assert window_processes(display) == []
+        assert "IdeA" not in x_titles(display)
 
 
 def test_open_without_a_display_serves_and_says_why(tmp_path):

@@ -4,12 +4,14 @@ clipboard, for its own origin only; every other permission is denied.
 pywebview's Qt backend denies every web permission but the camera and microphone (and its handler
 fails on PySide6's enum types), so without this the UI's ``new Notification(...)`` never shows and
 ``navigator.clipboard.readText()`` is refused: the terminal's Paste (its menu, the palette) could
-not read what another application copied. Installed on the GUI thread before the window shows.
+not read what another application copied. Installed on the GUI thread before the window shows;
+the UI's own origin is asked for at each request, since the window opens before the UI has one.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QUrl
@@ -21,10 +23,10 @@ GRANTED = (
 )
 
 
-def install(native_window: Any, app_url: str) -> None:
-    """``native_window`` is pywebview's Qt ``BrowserView``; call on the GUI thread."""
+def install(native_window: Any, app_url: Callable[[], str]) -> None:
+    """``native_window`` is pywebview's Qt ``BrowserView``; call on the GUI thread. ``app_url``:
+    the UI's URL, or "" while there is none (then nothing is granted)."""
     page = native_window.webview.page()
-    own = QUrl(app_url)
     with contextlib.suppress(RuntimeError, TypeError):
         page.featurePermissionRequested.disconnect()
     settings = page.settings()
@@ -33,7 +35,8 @@ def install(native_window: Any, app_url: str) -> None:
     settings.setAttribute(QWebEngineSettings.WebAttribute.JavascriptCanPaste, True)
 
     def decide(permission: QWebEnginePermission) -> None:
-        if allowed(permission.permissionType(), permission.origin(), own):
+        own = app_url()
+        if own and allowed(permission.permissionType(), permission.origin(), QUrl(own)):
             permission.grant()
         else:
             permission.deny()

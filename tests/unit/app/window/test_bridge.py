@@ -2,7 +2,7 @@
 
 import pytest
 
-from idea.app.window.desktop import _WindowBridge, external_url
+from idea.app.window.bridge import WindowBridge, external_url
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,7 @@ def test_anything_else_is_refused(url):
 
 def test_open_url_hands_only_accepted_urls_to_the_browser():
     opened = []
-    bridge = _WindowBridge(None, open_browser=lambda url: opened.append(url) or True)
+    bridge = WindowBridge(None, open_browser=lambda url: opened.append(url) or True)
     assert bridge.open_url("https://example.com/doc") is True
     assert bridge.open_url("javascript:alert(1)") is False
     assert bridge.open_url("file:///etc/passwd") is False

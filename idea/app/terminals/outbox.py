@@ -34,7 +34,7 @@ DEFAULT_OUTPUT_LIMIT_BYTES = 512 * 1024
 # only one that really does not read (a send that blocks) ever gets a re-sync.
 DEFAULT_FLUSH_BYTES = DEFAULT_OUTPUT_LIMIT_BYTES // 4
 DEFAULT_MESSAGE_LIMIT_BYTES = 8 * 1024 * 1024
-GLANCE_INTERVAL_S = 0.25
+GLANCE_INTERVAL_S = 0.5  # twice a second: enough to follow a log, 22 % of the page for 20 at once
 GLANCE_BYTES = 4 * 1024  # about a screen: more than that, the screen is smaller
 LIVE_WINDOW_BYTES = 256 * 1024
 LIVE_SKIP_BYTES = 256 * 1024

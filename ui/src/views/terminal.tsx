@@ -21,6 +21,7 @@ import { TERMINAL_THEME } from "../model/theme";
 import { chooseRenderer, RENDERER_KEY, type Renderer } from "../model/termprefs";
 import { Acker, type TermView, viewOf } from "../model/termview";
 import { showError, showNotice } from "./banner";
+import { drawQueued, drawSoon } from "./termbatch";
 import { FindBar, FindBarView } from "./findbar";
 import { openMenu } from "./menu";
 import { rootElement } from "./reactive";
@@ -216,6 +217,13 @@ export class TerminalView {
   /** A frame of the attach (ui/API.md §3): output to append, or a reset and what replaces it:
    * the scrollback (2), the current screen alone (3). Every one is acknowledged once parsed. */
   private frame(kind: number, text: string, bytes: number): void {
+    if (this.view !== "live") return drawSoon(() => this.draw(kind, text, bytes));
+    drawQueued(); // this terminal's own earlier frames, if it was not live a moment ago
+    this.draw(kind, text, bytes);
+  }
+
+  private draw(kind: number, text: string, bytes: number): void {
+    if (this.disposed) return;
     if (kind !== 1) {
       this.term.reset();
       this.historyOnServer = kind === 3;

@@ -3,9 +3,10 @@
 A view says how it shows its terminal (``View``), and the outbox sends it that much:
 * ``LIVE`` (the terminal being typed into): its output at once, coalesced for at most
   ``interval_s`` unless it holds ``flush_bytes``; with flow control once the view acknowledges what
-  it parsed (``ack``): past ``live_window_bytes`` unacknowledged nothing more is sent, and past
-  ``live_skip_bytes`` held the output is dropped for one ``Screen`` (the current screen, from the
-  server's emulator) when the view catches up, so a page that falls behind never slows the program;
+  it parsed (``ack``): past ``live_window_bytes`` unacknowledged nothing more is sent. More than
+  ``live_skip_bytes`` held (a flood: more than anyone reads) is dropped for one ``Screen`` (the
+  current screen, from the server's emulator), at most one per ``live_screen_interval_s``, so
+  neither a page that falls behind nor a page that keeps up at full tilt slows the program;
 * ``GLANCE`` (on screen, not focused): at most one frame per ``glance_interval_s``, on a beat
   common to all such views, its output if that is at most ``glance_bytes``, else one ``Screen``;
 * ``HIDDEN`` (not on screen): nothing; one ``Screen`` when it is shown again, if it missed output;
@@ -37,7 +38,9 @@ DEFAULT_MESSAGE_LIMIT_BYTES = 8 * 1024 * 1024
 GLANCE_INTERVAL_S = 0.5  # twice a second: enough to follow a log, 22 % of the page for 20 at once
 GLANCE_BYTES = 4 * 1024  # about a screen: more than that, the screen is smaller
 LIVE_WINDOW_BYTES = 256 * 1024
-LIVE_SKIP_BYTES = 256 * 1024
+# More than a reader follows between two frames (8 ms): a flood, drawn as screens instead.
+LIVE_SKIP_BYTES = 64 * 1024
+LIVE_SCREEN_INTERVAL_S = 0.1  # a flood's screens, ten a second: the page keeps its core
 
 
 class View(StrEnum):
@@ -100,6 +103,7 @@ class ClientOutbox:
         glance_bytes: int = GLANCE_BYTES,
         live_window_bytes: int = LIVE_WINDOW_BYTES,
         live_skip_bytes: int = LIVE_SKIP_BYTES,
+        live_screen_interval_s: float = LIVE_SCREEN_INTERVAL_S,
     ) -> None:
         self.interval_s = interval_s
         self.output_limit_bytes = output_limit_bytes
@@ -113,6 +117,7 @@ class ClientOutbox:
         self.glance_bytes = glance_bytes
         self.live_window_bytes = live_window_bytes
         self.live_skip_bytes = live_skip_bytes
+        self.live_screen_interval_s = live_screen_interval_s
         self.overflowed = False
         self.resyncs = 0  # how many times output was dropped for a re-sync (observability)
         self.skips = 0  # output dropped for a screen by a view's own bound (observability)
@@ -265,6 +270,8 @@ class ClientOutbox:
             )
         if stream.acked is not None and stream.sent - stream.acked >= self.live_window_bytes:
             return None  # the view has not parsed what it was sent: an ``ack`` wakes it
+        if stream.owed is _Owed.SCREEN and stream.view is View.LIVE:
+            return stream.last_sent + self.live_screen_interval_s  # a flood: its screens
         if stream.owed is not None or stream.pending_bytes >= self.flush_bytes:
             return float("-inf")  # due at once
         return stream.last_sent + self.interval_s

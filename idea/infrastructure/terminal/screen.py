@@ -29,8 +29,10 @@ FOLLOW_BUDGET = 16384  # characters a second that feed() may parse, unless told 
 _TAIL_MIN, _TAIL_MAX, _TAIL_SCREENS = 8192, 65536, 4
 # What a dropped text can change for good: private modes, DECSTBM, a full reset (RIS).
 _MODE_SEQUENCE = re.compile(r"(?:\x1b\[|\x9b)(\?)?([0-9;]{0,200})([hlr])|\x1bc")
+_CSI_MODE = re.compile(r"\x1b\[(\?)?([0-9;]{0,200})([hlr])")  # _MODE_SEQUENCE's 7-bit CSI part
 _PARTIAL_TAIL = re.compile(r"(?:\x1b\[?|\x9b)\??[0-9;]{0,200}\Z")
 _PARTIAL = re.compile(r"(?:\x1b\[?|\x9b)\??[0-9;]{0,200}")
+_NEAR_START = 64  # how far into a tail a rebuild looks for a line or a sequence start
 _CARRY = 210  # longest partial sequence carried from one dropped text to the next
 
 
@@ -46,13 +48,18 @@ def _check_size(rows: int, cols: int) -> None:
 
 def tail_start(text: str, rows: int) -> int:
     """Where a rebuild from ``text`` starts parsing: at the start of its last ``rows`` lines (all
-    that a screen of lines shows, so a flood's rebuild parses a screenful, not the whole tail);
-    with fewer lines, after its first newline; without any, at its first escape sequence."""
+    that a screen of lines shows, so a flood's rebuild parses a screenful, not the whole tail).
+    With fewer lines (long wrapped lines, a program drawing by cursor moves) all of it is needed:
+    from a newline or an escape sequence near its start, which may cut a sequence."""
     end = len(text)
     for _ in range(rows + 1):
         end = text.rfind("\n", 0, end)
         if end < 0:
-            return text.find("\n") + 1 or max(text.find("\x1b"), 0)
+            head = text[:_NEAR_START]
+            newline, escape = head.find("\n"), head.find("\x1b")
+            if escape >= 0 and (newline < 0 or escape < newline):
+                return escape
+            return newline + 1 if newline >= 0 else 0
     return end + 1
 
 
@@ -97,8 +104,17 @@ class _ModeMemory:
             elif _PARTIAL.fullmatch(joined):
                 self._carry = joined
                 return
-        for match in _MODE_SEQUENCE.finditer(text, start, end):
-            self._record(match)
+        if text.find("\x9b", start, end) >= 0:  # 8-bit controls (rare): the whole pattern
+            for match in _MODE_SEQUENCE.finditer(text, start, end):
+                self._record(match)
+        else:
+            # A pattern with a literal start skips plain text at C speed (the alternation of
+            # _MODE_SEQUENCE tries every position: 20 times slower on a flood).
+            reset = text.rfind("\x1bc", start, end)
+            if reset >= 0:
+                self.modes, self.alternate, self.margins = {}, None, []
+            for match in _CSI_MODE.finditer(text, reset + 2 if reset >= 0 else start, end):
+                self._record(match)
         self._carry = _partial_end(text, start, end)
 
     def _record(self, match: re.Match[str]) -> None:

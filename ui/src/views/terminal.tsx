@@ -225,7 +225,8 @@ export class TerminalView {
   private draw(kind: number, text: string, bytes: number): void {
     if (this.disposed) return;
     if (kind !== 1) {
-      this.term.reset();
+      // The reset goes in the stream (RIS), after what is still queued to be parsed before it.
+      text = `\x1bc${text}`;
       this.historyOnServer = kind === 3;
       this.historyAsked = false;
       if (kind === 2) this.resyncs++;

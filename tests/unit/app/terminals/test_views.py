@@ -291,3 +291,18 @@ def test_flush_sends_a_terminal_s_last_output_before_its_exit_event():
         Output("t1", "last words"),
         Message('{"event":"TerminalExit"}'),
     ]
+
+
+def test_a_flood_in_the_live_view_is_drawn_as_a_few_screens_a_second():
+    box = outbox(live_screen_interval_s=0.1)
+    opened(box, "t1", View.LIVE)
+    frames = []
+    for tick in range(100):  # one second of 8 KB every 10 ms: a flood, acknowledged at once
+        now = tick * 0.01
+        for _ in range(100):
+            box.feed("t1", "x" * 80)
+        for frame in drain(box, now):
+            frames.append(frame)
+            box.ack("t1", box._streams["t1"].sent)
+    assert all(isinstance(f, Screen) for f in frames)
+    assert 5 <= len(frames) <= 11  # ten a second at most, not the 800 KB it printed

@@ -604,6 +604,9 @@ def test_a_rebuild_parses_the_last_screenful_of_lines_only():
     lines = "".join(f"line {n}\r\n" for n in range(100))
     start = tail_start(lines, 3)
     assert lines[start:] == "line 97\r\nline 98\r\nline 99\r\n"
-    assert tail_start("a\nb", 5) == 2  # fewer lines than rows: after the first newline
-    assert tail_start("ab\x1b[Hcd", 5) == 2  # no line at all: at the first escape sequence
+    # Fewer lines than rows: all of it, from a line or a sequence start near its beginning.
+    assert tail_start("a\nb", 5) == 2
+    assert tail_start("ab\x1b[Hcd\nef", 5) == 2
     assert tail_start("abcd", 5) == 0
+    long_line = "a" * 5000 + "\r\ndone\r\n$ "  # wrapped over many rows: none of it dropped
+    assert tail_start(long_line, 24) == 0

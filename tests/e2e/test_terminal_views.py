@@ -228,3 +228,33 @@ def test_the_history_of_a_terminal_sent_only_screens_comes_for_the_find_bar(
     bar.get_by_label("Find in terminal").fill(first)
     expect(bar.locator(".find-count")).to_have_text(re.compile(r"^1 of 1$"))
     assert facts(page, "stream3")["resyncs"] >= 1
+
+
+@pytest.mark.timeout(120)
+def test_a_flood_in_the_focused_terminal_ends_on_its_last_screen_the_page_parsing_little_of_it(
+    served: str, page: Page
+) -> None:
+    page.goto(served)
+    expect(page.locator(".connection")).to_have_text("connected")
+    page.locator('.picker-row[data-agent="sh"] .picker-main').click()
+    page.wait_for_function("() => window.ideaTerminals.get('sh')?.replayedAt")
+    page.locator('.cell[data-agent="sh"] .xterm').click()
+    marker = f"FLOOD{uuid.uuid4().hex[:8]}"
+    flood = 30_000_000
+    page.keyboard.type(f"head -c {flood} /dev/zero | tr '\\0' a; echo {marker[:5]}''{marker[5:]}\n")
+    # The flood ends without a newline: the marker ends its last row.
+    page.wait_for_function(
+        "m => window.ideaTerminals.get('sh').lines().some(l => l.endsWith('a' + m))",
+        arg=marker,
+        timeout=60_000,
+    )
+    shown = facts(page, "sh")
+    assert shown["view"] == "live"
+    assert shown["screens"] >= 1  # it skipped to the current screen...
+    assert shown["parsed"] < flood // 30  # ...instead of parsing every byte
+    # And the terminal goes on as ever: typed into, it answers.
+    answer = f"AFTER{uuid.uuid4().hex[:6]}"
+    page.keyboard.type(f"echo {answer[:5]}''{answer[5:]}\n")
+    page.wait_for_function(
+        "m => window.ideaTerminals.get('sh').lines().some(l => l === m)", arg=answer
+    )

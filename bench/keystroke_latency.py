@@ -37,7 +37,7 @@ from playwright.async_api import Page
 from ui_browser import chromium, ui_page, wait_terminal
 from ui_ws import UiClient, Watch
 
-from tests.e2e.conftest import idea_serve, make_project
+from tests.e2e.conftest import idea_serve, make_project, parent_of
 
 TARGET_P50_MS = 10.0
 WARM_UP = 20
@@ -156,20 +156,6 @@ async def grid(client: UiClient, cells: int) -> list[str]:
     for row_leaf in await line_of(root["id"], rows, "column"):
         out.extend(await line_of(row_leaf, cols, "row"))
     return out
-
-
-def parent_of(layouts: dict, leaf_id: str) -> str:
-    def walk(node: dict) -> str | None:
-        if node["type"] == "leaf":
-            return None
-        if any(c["id"] == leaf_id for c in node["children"]):
-            return node["id"]
-        return next((found for c in node["children"] if (found := walk(c))), None)
-
-    for tab in layouts["tabs"]:
-        if found := walk(tab["root"]):
-            return found
-    raise LookupError(leaf_id)
 
 
 # Arms the measure of one key in the page: keydown -> the typist's cursor row reads `row`.

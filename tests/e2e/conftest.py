@@ -204,3 +204,20 @@ def say(cell, text: str) -> None:
     composer = cell.locator(".chat-input")
     composer.fill(text)
     composer.press("Enter")
+
+
+def parent_of(layouts: dict, leaf_id: str) -> str:
+    """The id of the split holding ``leaf_id`` in a ``layouts.get`` answer (tests and benches
+    that build a grid of cells through the UI API)."""
+
+    def walk(node: dict) -> str | None:
+        if node["type"] == "leaf":
+            return None
+        if any(c["id"] == leaf_id for c in node["children"]):
+            return node["id"]
+        return next((found for c in node["children"] if (found := walk(c))), None)
+
+    for tab in layouts["tabs"]:
+        if found := walk(tab["root"]):
+            return found
+    raise LookupError(leaf_id)

@@ -18,7 +18,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import CHROMIUM, NO_CHROMIUM, idea_serve, make_project, screenshot
+from tests.e2e.conftest import (
+    CHROMIUM,
+    NO_CHROMIUM,
+    idea_serve,
+    make_project,
+    parent_of,
+    screenshot,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -114,17 +121,6 @@ def grid(page: Page) -> list[str]:
     page.reload()
     expect(page.locator(".connection")).to_have_text("connected")
     return leaves
-
-
-def parent_of(layouts: dict, leaf_id: str) -> str:
-    def walk(node: dict) -> str | None:
-        if node["type"] == "leaf":
-            return None
-        if any(c["id"] == leaf_id for c in node["children"]):
-            return node["id"]
-        return next((found for c in node["children"] if (found := walk(c))), None)
-
-    return next(found for tab in layouts["tabs"] if (found := walk(tab["root"])))
 
 
 @pytest.mark.timeout(240)
